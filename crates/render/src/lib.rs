@@ -1,0 +1,1 @@
+//! Synthetic scenes. Grows in issue 3.
