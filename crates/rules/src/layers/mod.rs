@@ -1,5 +1,21 @@
 //! Layers+ (seed 000): double-sided layers with holes, stacked to match a mission card.
+//!
+//! - [`set`]: the set file (formats.md §2), validated into a [`LayersSet`].
+//! - [`stack`]: placements and what a stack shows ([`LayersSet::compose`]).
+//! - [`verify`](mod@verify): judging an observed grid against a mission.
+//! - [`solver`]: every stack that makes a pattern, and the fewest layers that can.
 
-mod set;
+pub mod set;
+pub mod solver;
+pub mod stack;
+pub mod verify;
 
-pub use set::LayersProblem;
+pub use set::{
+    Layer, LayersProblem, LayersSet, Mission, RawLayer, RawLayersSet, RawMission, LAYERS_SET_FORMAT,
+};
+pub use solver::{MissionSolutions, Solution, Solver};
+pub use stack::{NamedPlacement, Placement, Side, StackError};
+pub use verify::{verify, Verdict};
+
+#[cfg(test)]
+mod testing;
