@@ -4,12 +4,18 @@
 //! - [`stack`]: placements and what a stack shows ([`LayersSet::compose`]).
 //! - [`verify`](mod@verify): judging an observed grid against a mission.
 //! - [`solver`]: every stack that makes a pattern, and the fewest layers that can.
+//! - [`round`]: scoring a round, a six-round game, and the solo time attack.
 
+pub mod round;
 pub mod set;
 pub mod solver;
 pub mod stack;
 pub mod verify;
 
+pub use round::{
+    score_round, solo_score, Finish, Game, GameError, PlayedRound, RoundError, RoundEvent,
+    RoundOutcome, SoloRating,
+};
 pub use set::{
     Layer, LayersProblem, LayersSet, Mission, RawLayer, RawLayersSet, RawMission, LAYERS_SET_FORMAT,
 };
