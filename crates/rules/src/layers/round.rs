@@ -231,14 +231,17 @@ impl Game {
         })
     }
 
+    /// Number of players.
     pub fn players(&self) -> usize {
         self.players
     }
 
+    /// The rounds played so far, first first.
     pub fn rounds(&self) -> &[PlayedRound] {
         &self.rounds
     }
 
+    /// Whether all six rounds have been played.
     pub fn is_over(&self) -> bool {
         self.rounds.len() == ROUNDS
     }
@@ -314,6 +317,7 @@ pub enum SoloRating {
 }
 
 impl SoloRating {
+    /// Every rating, lowest first.
     pub const ALL: [SoloRating; 6] = [
         SoloRating::TryHarder,
         SoloRating::NotBad,

@@ -353,6 +353,7 @@ impl LayersSet {
         }
     }
 
+    /// The set's name, e.g. `"reference"`.
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -382,6 +383,7 @@ impl LayersSet {
         }
     }
 
+    /// The colour table: every key a layer, pattern, `card` or `frame` uses.
     pub fn colors(&self) -> &BTreeMap<Key, Swatch> {
         &self.colors
     }

@@ -19,6 +19,7 @@ pub enum Side {
 }
 
 impl Side {
+    /// Both sides, front first (the solver's order).
     pub const ALL: [Side; 2] = [Side::Front, Side::Back];
 }
 
@@ -41,6 +42,7 @@ pub struct Placement {
 }
 
 impl Placement {
+    /// Layer `layer` (index into [`LayersSet::layers`]) with `side` up, turned by `turn`.
     pub const fn new(layer: usize, side: Side, turn: Turn) -> Placement {
         Placement { layer, side, turn }
     }

@@ -34,6 +34,7 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Whether the observed grid matches the pattern.
     pub fn is_match(&self) -> bool {
         matches!(self, Verdict::Match { .. })
     }
