@@ -13,7 +13,9 @@ pub mod classify;
 pub mod colour;
 pub mod error;
 pub mod mat;
+pub mod white_balance;
 
 pub use classify::{Classifier, ClassifierParams, Reading};
 pub use colour::{Lab, LinRgb, Xyz};
 pub use error::VisionError;
+pub use white_balance::WhiteBalance;
