@@ -13,9 +13,13 @@ pub mod classify;
 pub mod colour;
 pub mod error;
 pub mod mat;
+pub mod observation;
+pub mod rectify;
 pub mod white_balance;
 
 pub use classify::{Classifier, ClassifierParams, Reading};
 pub use colour::{Lab, LinRgb, Xyz};
 pub use error::VisionError;
+pub use observation::Observation;
+pub use rectify::{GridSize, Quad, Rectified};
 pub use white_balance::WhiteBalance;
