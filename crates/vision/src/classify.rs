@@ -47,7 +47,8 @@ pub struct ClassifierParams {
 }
 
 impl Default for ClassifierParams {
-    /// σ = 4 ΔE₀₀ (a white-balanced phone photo of matte print), outliers beyond 3.5σ = 14 ΔE₀₀.
+    /// σ = 4 ΔE₀₀, outliers beyond 3.5σ = 14 ΔE₀₀: a starting guess, not a measurement; fit σ
+    /// with [`Classifier::fit_sigma`] from parts of the photo whose colour is known.
     fn default() -> Self {
         ClassifierParams {
             sigma: 4.0,

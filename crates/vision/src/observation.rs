@@ -18,7 +18,9 @@ pub struct Observation {
     pub format: String,
     /// Where the picture came from (a file path, or a camera name).
     pub source: String,
+    /// Number of cell rows.
     pub rows: usize,
+    /// Number of cell columns.
     pub cols: usize,
     /// The grid's outer corners in source-image pixels, clockwise from the cell that became
     /// row 0, column 0: `[x, y]` each.

@@ -31,7 +31,9 @@ pub struct Rectified {
 /// The size of a rectified grid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GridSize {
+    /// Number of cell rows.
     pub rows: usize,
+    /// Number of cell columns.
     pub cols: usize,
     /// Side of one cell in the rectified image, in pixels.
     pub cell_px: u32,
