@@ -1,0 +1,347 @@
+//! Assigning a measured colour to the nearest palette entry, with a calibrated confidence.
+//!
+//! # Confidence model
+//!
+//! A measured colour is taken to be a palette colour plus measurement noise whose CIEDE2000
+//! distance `d` has likelihood `exp(-d² / 2σ²)` (an isotropic Gaussian of scale σ, written in
+//! ΔE₀₀ so that "near" means near to the eye). Besides the palette entries there is one more
+//! hypothesis, "none of them" (a hand, a shadow, a foreign object), whose likelihood is flat:
+//! it is the same as an entry at distance `τ = outlier_sigmas · σ`. With equal priors, the
+//! confidence of the nearest entry `k` is its posterior probability
+//!
+//! ```text
+//! confidence = exp(-d_k²/2σ²) / ( Σ_j exp(-d_j²/2σ²) + exp(-τ²/2σ²) )
+//! ```
+//!
+//! so it falls when the second-best entry is almost as near (small margin) and when even the
+//! best is far (large absolute distance). σ is the one number to calibrate: fit it from
+//! colours whose true label is known with [`Classifier::fit_sigma`] (the maximum-likelihood
+//! estimate under the same model), e.g. from the frame and player card of the same photo.
+
+use serde::{Deserialize, Serialize};
+use tablejudge_rules::{Grid, Key, Palette, Srgb};
+use thiserror::Error;
+
+use crate::colour::Lab;
+
+/// One cell as read: its palette label (when a palette was given), its measured colour and how
+/// sure the reader is, in 0..=1. The serde form is a cell of `tablejudge/observation@1`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Reading {
+    /// The nearest palette entry; `None` when no palette was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<Key>,
+    /// The measured colour (after white balance).
+    pub srgb: Srgb,
+    /// Posterior probability that `label` is right (see the module docs); 0..=1.
+    pub confidence: f32,
+}
+
+/// The parameters of the confidence model (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClassifierParams {
+    /// Scale σ of the measurement noise, in ΔE₀₀.
+    pub sigma: f32,
+    /// Distance of the "none of them" hypothesis, in units of σ.
+    pub outlier_sigmas: f32,
+}
+
+impl Default for ClassifierParams {
+    /// σ = 4 ΔE₀₀, outliers beyond 3.5σ = 14 ΔE₀₀: a starting guess, not a measurement; fit σ
+    /// with [`Classifier::fit_sigma`] from parts of the photo whose colour is known.
+    fn default() -> Self {
+        ClassifierParams {
+            sigma: 4.0,
+            outlier_sigmas: 3.5,
+        }
+    }
+}
+
+/// Why a classifier could not be built or calibrated.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum ClassifyError {
+    #[error("the palette has no colours")]
+    EmptyPalette,
+    #[error("sigma must be a positive finite number of ΔE, got {0}")]
+    BadSigma(f32),
+    #[error("outlier_sigmas must be positive and finite, got {0}")]
+    BadOutlier(f32),
+    #[error("no labelled samples to fit sigma from")]
+    NoSamples,
+    #[error("sample {index} is labelled {key}, which is not in the palette")]
+    UnknownKey { index: usize, key: Key },
+}
+
+/// A nearest-palette-entry classifier in CIELAB with the module's confidence model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Classifier {
+    entries: Vec<(Key, Lab)>,
+    params: ClassifierParams,
+}
+
+impl Classifier {
+    /// A classifier over every colour of `palette`.
+    pub fn new(palette: &Palette, params: ClassifierParams) -> Result<Classifier, ClassifyError> {
+        Classifier::from_swatches(palette.colors.iter().map(|(k, s)| (*k, s.srgb)), params)
+    }
+
+    /// A classifier over explicit (key, colour) pairs, e.g. a set file's `colors` table.
+    pub fn from_swatches(
+        swatches: impl IntoIterator<Item = (Key, Srgb)>,
+        params: ClassifierParams,
+    ) -> Result<Classifier, ClassifyError> {
+        let entries: Vec<(Key, Lab)> = swatches
+            .into_iter()
+            .map(|(k, c)| (k, Lab::from_srgb(c)))
+            .collect();
+        if entries.is_empty() {
+            return Err(ClassifyError::EmptyPalette);
+        }
+        check_params(params)?;
+        Ok(Classifier { entries, params })
+    }
+
+    /// The confidence model's parameters.
+    pub fn params(&self) -> ClassifierParams {
+        self.params
+    }
+
+    /// The same palette with other parameters.
+    pub fn with_params(&self, params: ClassifierParams) -> Result<Classifier, ClassifyError> {
+        check_params(params)?;
+        Ok(Classifier {
+            entries: self.entries.clone(),
+            params,
+        })
+    }
+
+    /// Every palette entry with its ΔE₀₀ to `colour`, nearest first (ties by key).
+    pub fn ranked(&self, colour: Srgb) -> Vec<(Key, f32)> {
+        let lab = Lab::from_srgb(colour);
+        let mut d: Vec<(Key, f32)> = self
+            .entries
+            .iter()
+            .map(|&(k, e)| (k, lab.delta_e(e)))
+            .collect();
+        d.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        d
+    }
+
+    /// Reads one colour: the nearest entry and the posterior confidence of the module docs.
+    pub fn classify(&self, colour: Srgb) -> Reading {
+        let ranked = self.ranked(colour);
+        // `entries` is non-empty by construction, so `ranked` has a first element.
+        let (best, d_best) = ranked[0];
+        let two_s2 = 2.0 * self.params.sigma * self.params.sigma;
+        let tau = self.params.outlier_sigmas * self.params.sigma;
+        // Likelihoods relative to the best one (exponents ≤ 0, so nothing overflows).
+        let rel = |d: f32| (-(d * d - d_best * d_best) / two_s2).exp();
+        let total: f32 = ranked.iter().map(|&(_, d)| rel(d)).sum::<f32>() + rel(tau);
+        Reading {
+            label: Some(best),
+            srgb: colour,
+            confidence: (1.0 / total).clamp(0.0, 1.0),
+        }
+    }
+
+    /// Reads every cell of a grid of measured colours.
+    pub fn classify_grid(&self, colours: &Grid<Srgb>) -> Grid<Reading> {
+        colours.map(|&c| self.classify(c))
+    }
+
+    /// The maximum-likelihood σ for colours whose true key is known: under the model the
+    /// distance to the true entry is a 3-D Gaussian radius, so σ² = Σ d² / 3n. Keeps
+    /// `outlier_sigmas`. A floor of 0.5 ΔE₀₀ stops exact synthetic colours from making the
+    /// classifier infinitely sure.
+    pub fn fit_sigma(&self, samples: &[(Srgb, Key)]) -> Result<Classifier, ClassifyError> {
+        if samples.is_empty() {
+            return Err(ClassifyError::NoSamples);
+        }
+        let mut sum_sq = 0.0f64;
+        for (index, &(colour, key)) in samples.iter().enumerate() {
+            let lab = self
+                .entries
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, l)| *l)
+                .ok_or(ClassifyError::UnknownKey { index, key })?;
+            let d = f64::from(Lab::from_srgb(colour).delta_e(lab));
+            sum_sq += d * d;
+        }
+        let sigma = ((sum_sq / (3.0 * samples.len() as f64)).sqrt() as f32).max(0.5);
+        self.with_params(ClassifierParams {
+            sigma,
+            ..self.params
+        })
+    }
+}
+
+fn check_params(p: ClassifierParams) -> Result<(), ClassifyError> {
+    if !(p.sigma.is_finite() && p.sigma > 0.0) {
+        return Err(ClassifyError::BadSigma(p.sigma));
+    }
+    if !(p.outlier_sigmas.is_finite() && p.outlier_sigmas > 0.0) {
+        return Err(ClassifyError::BadOutlier(p.outlier_sigmas));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// The classic 24-patch chart (a copy of shared/palettes/colorchecker-classic.json).
+    pub(crate) fn classic() -> Palette {
+        let json = include_str!("../testdata/colorchecker-classic.json");
+        Palette::from_json(json, "colorchecker-classic.json").unwrap()
+    }
+
+    fn key(c: char) -> Key {
+        Key::new(c).unwrap()
+    }
+
+    #[test]
+    fn every_palette_colour_reads_as_itself_with_high_confidence() {
+        let p = classic();
+        let c = Classifier::new(&p, ClassifierParams::default()).unwrap();
+        for (k, s) in &p.colors {
+            let r = c.classify(s.srgb);
+            assert_eq!(r.label, Some(*k), "{}", s.name);
+            assert_eq!(r.srgb, s.srgb);
+            // 0.9, not more: purplish blue and blue are only about 7 ΔE₀₀ apart.
+            assert!(r.confidence > 0.9, "{}: {}", s.name, r.confidence);
+        }
+    }
+
+    #[test]
+    fn confidence_falls_with_small_margin_and_with_large_distance() {
+        let red = Srgb::new(0xd6, 0x28, 0x39);
+        let orange = Srgb::new(0xd6, 0x7e, 0x2c);
+        let c = Classifier::from_swatches(
+            [(key('r'), red), (key('o'), orange)],
+            ClassifierParams::default(),
+        )
+        .unwrap();
+        let sure = c.classify(red).confidence;
+        // Half-way between red and orange (in Lab): either could be right.
+        let (lr, lo) = (Lab::from_srgb(red), Lab::from_srgb(orange));
+        let mid = Lab::new(
+            (lr.l + lo.l) / 2.0,
+            (lr.a + lo.a) / 2.0,
+            (lr.b + lo.b) / 2.0,
+        );
+        let between = c.classify(mid.to_srgb());
+        assert!(between.confidence < 0.7, "{between:?}");
+        assert!(between.confidence < sure);
+        // A blue far from both: still labelled, but the reader says it does not know.
+        let blue = c.classify(Srgb::new(0x20, 0x30, 0xc0));
+        assert!(blue.confidence < 0.05, "{blue:?}");
+        assert!(sure > 0.99);
+    }
+
+    #[test]
+    fn ranked_lists_every_entry_nearest_first() {
+        let p = classic();
+        let c = Classifier::new(&p, ClassifierParams::default()).unwrap();
+        let r = c.ranked(Srgb::new(0xaf, 0x36, 0x3c));
+        assert_eq!(r.len(), 24);
+        assert_eq!(r[0], (key('o'), 0.0));
+        assert!(r.windows(2).all(|w| w[0].1 <= w[1].1));
+    }
+
+    #[test]
+    fn bad_inputs_are_rejected() {
+        let p = classic();
+        let empty = Palette {
+            name: "empty".into(),
+            colors: Default::default(),
+        };
+        let d = ClassifierParams::default();
+        assert_eq!(Classifier::new(&empty, d), Err(ClassifyError::EmptyPalette));
+        let bad = ClassifierParams { sigma: 0.0, ..d };
+        assert_eq!(Classifier::new(&p, bad), Err(ClassifyError::BadSigma(0.0)));
+        let c = Classifier::new(&p, d).unwrap();
+        assert_eq!(c.fit_sigma(&[]), Err(ClassifyError::NoSamples));
+        assert_eq!(
+            c.fit_sigma(&[(Srgb::new(0, 0, 0), key('z'))]),
+            Err(ClassifyError::UnknownKey {
+                index: 0,
+                key: key('z')
+            })
+        );
+    }
+
+    /// Gaussian noise in Lab, clipped to 8-bit sRGB like a camera.
+    fn noisy(rng: &mut ChaCha8Rng, c: Srgb, s: f32) -> Srgb {
+        let mut g = || {
+            // Box–Muller from two uniforms; rand's normal distribution lives in another crate.
+            let (u, v): (f32, f32) = (rng.gen_range(1e-7..1.0), rng.gen_range(0.0..1.0));
+            (-2.0 * u.ln()).sqrt() * (std::f32::consts::TAU * v).cos() * s
+        };
+        let l = Lab::from_srgb(c);
+        Lab::new(l.l + g(), l.a + g(), l.b + g()).to_srgb()
+    }
+
+    /// Calibration: after fitting σ on one sample, the stated confidence matches the observed
+    /// accuracy on another (expected calibration error over ten bins).
+    #[test]
+    fn fitted_confidence_is_calibrated() {
+        let p = classic();
+        let base = Classifier::new(&p, ClassifierParams::default()).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let noise = 6.0;
+        let draw = |rng: &mut ChaCha8Rng, n: usize| -> Vec<(Srgb, Key)> {
+            (0..n)
+                .map(|i| {
+                    let (k, s) = p.colors.iter().nth(i % p.colors.len()).unwrap();
+                    (noisy(rng, s.srgb, noise), *k)
+                })
+                .collect()
+        };
+        let fitted = base.fit_sigma(&draw(&mut rng, 480)).unwrap();
+        let test = draw(&mut rng, 2400);
+        let mut bins = [(0.0f64, 0.0f64, 0usize); 10];
+        let mut wrong = 0;
+        for (colour, truth) in &test {
+            let r = fitted.classify(*colour);
+            let b = ((r.confidence * 10.0) as usize).min(9);
+            let correct = r.label == Some(*truth);
+            wrong += usize::from(!correct);
+            bins[b].0 += f64::from(r.confidence);
+            bins[b].1 += f64::from(u8::from(correct));
+            bins[b].2 += 1;
+        }
+        // The noise must be large enough that confidence has something to say.
+        assert!(wrong > 50, "only {wrong} errors: the test is too easy");
+        let ece: f64 = bins
+            .iter()
+            .map(|&(conf, acc, _)| (conf - acc).abs())
+            .sum::<f64>()
+            / test.len() as f64;
+        eprintln!(
+            "sigma {} ece {ece:.4} errors {wrong}",
+            fitted.params().sigma
+        );
+        assert!(
+            ece < 0.05,
+            "expected calibration error {ece:.3}, bins {bins:?}"
+        );
+        // An overconfident σ (same outlier distance) is measurably worse calibrated: the check
+        // above can fail.
+        let overconfident = fitted
+            .with_params(ClassifierParams {
+                sigma: fitted.params().sigma / 4.0,
+                outlier_sigmas: fitted.params().outlier_sigmas * 4.0,
+            })
+            .unwrap();
+        let mean_conf: f64 = test
+            .iter()
+            .map(|(c, _)| f64::from(overconfident.classify(*c).confidence))
+            .sum::<f64>()
+            / test.len() as f64;
+        let accuracy = 1.0 - wrong as f64 / test.len() as f64;
+        assert!(mean_conf - accuracy > 0.05, "{mean_conf} vs {accuracy}");
+    }
+}

@@ -1,0 +1,282 @@
+//! Colour spaces: 8-bit sRGB ↔ linear sRGB ↔ CIE XYZ (D65) ↔ CIELAB, and the CIEDE2000
+//! colour difference.
+//!
+//! The arithmetic is the `palette` crate's (IEC 61966-2-1 transfer curve and matrix, CIE 1976
+//! L\*a\*b\* with the D65 white, CIEDE2000 per Sharma et al. 2005); this module gives it plain
+//! types that the rest of the pipeline and the rules crate's [`Srgb`] share.
+
+use ::palette::color_difference::Ciede2000;
+use ::palette::white_point::D65;
+use ::palette::{FromColor, LinSrgb as PLinSrgb, Srgb as PSrgb};
+use tablejudge_rules::Srgb;
+
+type PLab = ::palette::Lab<D65, f32>;
+type PXyz = ::palette::Xyz<D65, f32>;
+
+/// Linear-light sRGB (the sRGB primaries without the transfer curve); nominally 0..=1 per
+/// channel, but values outside that range are kept (a white-balance gain may push them there).
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct LinRgb {
+    pub r: f32,
+    pub g: f32,
+    pub b: f32,
+}
+
+/// CIE 1931 XYZ relative to the D65 white, with Y = 1 for the white.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Xyz {
+    pub x: f32,
+    pub y: f32,
+    pub z: f32,
+}
+
+/// CIE 1976 L\*a\*b\* relative to the D65 white (L\* in 0..=100).
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct Lab {
+    pub l: f32,
+    pub a: f32,
+    pub b: f32,
+}
+
+impl LinRgb {
+    /// A linear colour from its three channels.
+    pub const fn new(r: f32, g: f32, b: f32) -> LinRgb {
+        LinRgb { r, g, b }
+    }
+
+    /// The channels as `[r, g, b]`.
+    pub const fn to_array(self) -> [f32; 3] {
+        [self.r, self.g, self.b]
+    }
+
+    /// A colour from `[r, g, b]`.
+    pub const fn from_array([r, g, b]: [f32; 3]) -> LinRgb {
+        LinRgb { r, g, b }
+    }
+
+    /// Decodes an 8-bit sRGB colour (removes the transfer curve).
+    pub fn from_srgb(c: Srgb) -> LinRgb {
+        let l: PLinSrgb<f32> = PSrgb::new(c.r, c.g, c.b).into_format::<f32>().into_linear();
+        LinRgb::new(l.red, l.green, l.blue)
+    }
+
+    /// Encodes to 8-bit sRGB, clamping each channel to 0..=1 first (a camera clips the same way).
+    pub fn to_srgb(self) -> Srgb {
+        let clamped = PLinSrgb::new(
+            self.r.clamp(0.0, 1.0),
+            self.g.clamp(0.0, 1.0),
+            self.b.clamp(0.0, 1.0),
+        );
+        let s: PSrgb<u8> = PSrgb::<f32>::from_linear(clamped).into_format();
+        Srgb::new(s.red, s.green, s.blue)
+    }
+
+    /// Converts to XYZ (D65).
+    pub fn to_xyz(self) -> Xyz {
+        let x = PXyz::from_color(PLinSrgb::new(self.r, self.g, self.b));
+        Xyz::new(x.x, x.y, x.z)
+    }
+}
+
+impl Xyz {
+    /// An XYZ colour from its three components.
+    pub const fn new(x: f32, y: f32, z: f32) -> Xyz {
+        Xyz { x, y, z }
+    }
+
+    /// Converts to linear sRGB (not clamped: colours outside the sRGB gamut go negative or above 1).
+    pub fn to_linear(self) -> LinRgb {
+        let l = PLinSrgb::from_color(PXyz::new(self.x, self.y, self.z));
+        LinRgb::new(l.red, l.green, l.blue)
+    }
+
+    /// Converts to CIELAB (D65).
+    pub fn to_lab(self) -> Lab {
+        let l = PLab::from_color(PXyz::new(self.x, self.y, self.z));
+        Lab::new(l.l, l.a, l.b)
+    }
+}
+
+impl Lab {
+    /// A Lab colour from L\*, a\*, b\*.
+    pub const fn new(l: f32, a: f32, b: f32) -> Lab {
+        Lab { l, a, b }
+    }
+
+    /// Converts an 8-bit sRGB colour to Lab.
+    pub fn from_srgb(c: Srgb) -> Lab {
+        LinRgb::from_srgb(c).to_xyz().to_lab()
+    }
+
+    /// Converts a linear sRGB colour to Lab.
+    pub fn from_linear(c: LinRgb) -> Lab {
+        c.to_xyz().to_lab()
+    }
+
+    /// Converts to XYZ (D65).
+    pub fn to_xyz(self) -> Xyz {
+        let x = PXyz::from_color(PLab::new(self.l, self.a, self.b));
+        Xyz::new(x.x, x.y, x.z)
+    }
+
+    /// Converts to 8-bit sRGB, clipping colours outside the gamut.
+    pub fn to_srgb(self) -> Srgb {
+        self.to_xyz().to_linear().to_srgb()
+    }
+
+    /// The CIEDE2000 colour difference ΔE₀₀ to `other` (kL = kC = kH = 1).
+    ///
+    /// About 1 is a just-noticeable difference; computed in f64 so that the published test
+    /// data is reproduced to four decimals.
+    pub fn delta_e(self, other: Lab) -> f32 {
+        let p = |c: Lab| ::palette::Lab::<D65, f64>::new(c.l.into(), c.a.into(), c.b.into());
+        p(self).difference(p(other)) as f32
+    }
+}
+
+impl From<Srgb> for LinRgb {
+    fn from(c: Srgb) -> LinRgb {
+        LinRgb::from_srgb(c)
+    }
+}
+
+impl From<Srgb> for Lab {
+    fn from(c: Srgb) -> Lab {
+        Lab::from_srgb(c)
+    }
+}
+
+/// CIEDE2000 ΔE₀₀ between two 8-bit sRGB colours.
+pub fn delta_e_srgb(a: Srgb, b: Srgb) -> f32 {
+    Lab::from_srgb(a).delta_e(Lab::from_srgb(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f32, b: f32, tol: f32) -> bool {
+        (a - b).abs() <= tol
+    }
+
+    /// Sharma, Wu & Dalal (2005), "The CIEDE2000 color-difference formula: implementation
+    /// notes, supplementary test data, and mathematical observations", Table 1 (pair number,
+    /// Lab 1, Lab 2, ΔE₀₀). Pairs 7–12 probe the hue-angle discontinuities.
+    const SHARMA: [(u8, [f32; 3], [f32; 3], f32); 14] = [
+        (1, [50.0, 2.6772, -79.7751], [50.0, 0.0, -82.7485], 2.0425),
+        (2, [50.0, 3.1571, -77.2803], [50.0, 0.0, -82.7485], 2.8615),
+        (4, [50.0, -1.3802, -84.2814], [50.0, 0.0, -82.7485], 1.0000),
+        (7, [50.0, 0.0, 0.0], [50.0, -1.0, 2.0], 2.3669),
+        (8, [50.0, -1.0, 2.0], [50.0, 0.0, 0.0], 2.3669),
+        (9, [50.0, 2.4900, -0.0010], [50.0, -2.4900, 0.0009], 7.1792),
+        (11, [50.0, 2.4900, -0.0010], [50.0, -2.4900, 0.0011], 7.2195),
+        (12, [50.0, 2.4900, -0.0010], [50.0, -2.4900, 0.0012], 7.2195),
+        (17, [50.0, 2.5, 0.0], [73.0, 25.0, -18.0], 27.1492),
+        (18, [50.0, 2.5, 0.0], [61.0, -5.0, 29.0], 22.8977),
+        (19, [50.0, 2.5, 0.0], [56.0, -27.0, -3.0], 31.9030),
+        (21, [50.0, 2.5, 0.0], [50.0, 3.1736, 0.5854], 1.0000),
+        (
+            25,
+            [60.2574, -34.0099, 36.2677],
+            [60.4626, -34.1751, 39.4387],
+            1.2644,
+        ),
+        (
+            34,
+            [22.7233, 20.0904, -46.6940],
+            [23.0331, 14.9730, -42.5619],
+            2.0373,
+        ),
+    ];
+
+    #[test]
+    fn ciede2000_matches_sharma_test_data() {
+        for (n, [l1, a1, b1], [l2, a2, b2], want) in SHARMA {
+            let (x, y) = (Lab::new(l1, a1, b1), Lab::new(l2, a2, b2));
+            let got = x.delta_e(y);
+            assert!(close(got, want, 1e-4), "pair {n}: {got} != {want}");
+            // The formula is symmetric.
+            assert!(close(y.delta_e(x), got, 1e-5), "pair {n} reversed");
+        }
+    }
+
+    #[test]
+    fn srgb_primaries_have_their_published_xyz_and_lab() {
+        // IEC 61966-2-1 matrix columns, and Lab of the primaries (D65).
+        let cases = [
+            (
+                Srgb::new(255, 0, 0),
+                [0.4124, 0.2126, 0.0193],
+                [53.24, 80.09, 67.20],
+            ),
+            (
+                Srgb::new(0, 255, 0),
+                [0.3576, 0.7152, 0.1192],
+                [87.73, -86.18, 83.18],
+            ),
+            (
+                Srgb::new(0, 0, 255),
+                [0.1805, 0.0722, 0.9505],
+                [32.30, 79.19, -107.86],
+            ),
+            (
+                Srgb::new(255, 255, 255),
+                [0.9505, 1.0, 1.089],
+                [100.0, 0.0, 0.0],
+            ),
+        ];
+        for (c, xyz, lab) in cases {
+            let x = LinRgb::from_srgb(c).to_xyz();
+            for (got, want) in [x.x, x.y, x.z].into_iter().zip(xyz) {
+                assert!(close(got, want, 2e-3), "{c} XYZ {x:?} vs {xyz:?}");
+            }
+            let l = Lab::from_srgb(c);
+            for (got, want) in [l.l, l.a, l.b].into_iter().zip(lab) {
+                assert!(close(got, want, 0.05), "{c} Lab {l:?} vs {lab:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn transfer_curve_matches_the_standard() {
+        // 50% grey (128) is about 21.6% linear light; the linear toe is below 0.04045.
+        assert!(close(
+            LinRgb::from_srgb(Srgb::new(128, 128, 128)).r,
+            0.2158,
+            1e-3
+        ));
+        assert!(close(
+            LinRgb::from_srgb(Srgb::new(10, 10, 10)).g,
+            10.0 / 255.0 / 12.92,
+            1e-5
+        ));
+        assert_eq!(
+            LinRgb::new(1.7, -0.2, 0.5).to_srgb(),
+            Srgb::new(255, 0, 188)
+        );
+    }
+
+    #[test]
+    fn every_grey_and_some_colours_round_trip_through_lab() {
+        let mut colours: Vec<Srgb> = (0..=255).map(|v| Srgb::new(v, v, v)).collect();
+        colours.extend([
+            Srgb::new(0xd6, 0x28, 0x39),
+            Srgb::new(0x08, 0x85, 0xa1),
+            Srgb::new(0xe7, 0xc7, 0x1f),
+            Srgb::new(0x5e, 0x3c, 0x6c),
+        ]);
+        for c in colours {
+            assert_eq!(Lab::from_srgb(c).to_srgb(), c);
+            assert_eq!(LinRgb::from_srgb(c).to_srgb(), c);
+            assert_eq!(Lab::from_srgb(c).delta_e(Lab::from_srgb(c)), 0.0);
+        }
+    }
+
+    #[test]
+    fn delta_e_orders_colours_as_a_person_would() {
+        let red = Srgb::new(0xd6, 0x28, 0x39);
+        let darker_red = Srgb::new(0xc6, 0x20, 0x30);
+        let orange = Srgb::new(0xd6, 0x7e, 0x2c);
+        assert!(delta_e_srgb(red, darker_red) < delta_e_srgb(red, orange));
+    }
+}

@@ -1,0 +1,33 @@
+//! The vision crate's error type.
+
+use thiserror::Error;
+
+/// Why a vision stage could not produce its result.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum VisionError {
+    /// OpenCV reported an error; kept as text so that no OpenCV type leaks out of this crate.
+    #[error("OpenCV failed in {context}: {message}")]
+    OpenCv {
+        context: &'static str,
+        message: String,
+    },
+    /// An empty image, which is also how OpenCV reports a file it could not read.
+    #[error("{0}: the image is empty (unreadable file or no frame)")]
+    EmptyImage(String),
+    /// A `Mat` of a pixel type this crate does not convert.
+    #[error("unsupported image type {typ} with {channels} channels: expected 8-bit BGR or grey")]
+    UnsupportedMat { typ: i32, channels: i32 },
+    /// Grid geometry that cannot be used (zero rows, a degenerate quad, …).
+    #[error("invalid geometry: {0}")]
+    Geometry(String),
+}
+
+impl VisionError {
+    /// Wraps an OpenCV error with the name of the step that failed.
+    pub(crate) fn opencv(context: &'static str) -> impl FnOnce(opencv::Error) -> VisionError {
+        move |e| VisionError::OpenCv {
+            context,
+            message: e.to_string(),
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! Conversions between [`image::RgbImage`] and OpenCV `Mat`, and reading photos with OpenCV.
+//!
+//! OpenCV stores colour images as BGR and reports an unreadable file as an empty `Mat`, not an
+//! error; both are handled here so no other module has to remember.
+
+use image::RgbImage;
+use opencv::core::{Mat, Scalar, CV_8UC1, CV_8UC3};
+use opencv::imgcodecs;
+use opencv::prelude::*;
+
+use crate::error::VisionError;
+
+/// Copies an RGB image into a new 8-bit 3-channel BGR `Mat`.
+pub fn rgb_to_mat(img: &RgbImage) -> Result<Mat, VisionError> {
+    let (w, h) = dims(img)?;
+    let mut mat = Mat::new_rows_cols_with_default(h, w, CV_8UC3, Scalar::all(0.0))
+        .map_err(VisionError::opencv("allocating a Mat"))?;
+    // A freshly allocated Mat is continuous, so its bytes are the whole image, row-major.
+    let dst = mat
+        .data_bytes_mut()
+        .map_err(VisionError::opencv("writing a Mat"))?;
+    for (d, s) in dst.chunks_exact_mut(3).zip(img.as_raw().chunks_exact(3)) {
+        d.copy_from_slice(&[s[2], s[1], s[0]]);
+    }
+    Ok(mat)
+}
+
+/// Copies an 8-bit BGR (3-channel) or grey (1-channel) `Mat` into an RGB image.
+/// Takes a `Mat` or a view of one (a region of interest).
+pub fn mat_to_rgb(mat: &impl MatTraitConst) -> Result<RgbImage, VisionError> {
+    if mat.empty() {
+        return Err(VisionError::EmptyImage("Mat".into()));
+    }
+    let typ = mat.typ();
+    if typ != CV_8UC3 && typ != CV_8UC1 {
+        return Err(VisionError::UnsupportedMat {
+            typ,
+            channels: mat.channels(),
+        });
+    }
+    // A region of interest is not continuous; copy it so the bytes are one row-major block.
+    if !mat.is_continuous() {
+        let owned = mat
+            .try_clone()
+            .map_err(VisionError::opencv("copying a Mat"))?;
+        return mat_to_rgb(&owned);
+    }
+    let bytes = mat
+        .data_bytes()
+        .map_err(VisionError::opencv("reading a Mat"))?;
+    let raw: Vec<u8> = if typ == CV_8UC3 {
+        bytes
+            .chunks_exact(3)
+            .flat_map(|p| [p[2], p[1], p[0]])
+            .collect()
+    } else {
+        bytes.iter().flat_map(|&v| [v, v, v]).collect()
+    };
+    let (w, h) = (mat.cols(), mat.rows());
+    RgbImage::from_raw(w.unsigned_abs(), h.unsigned_abs(), raw)
+        .ok_or_else(|| VisionError::Geometry(format!("a {w}x{h} Mat does not hold {w}x{h} pixels")))
+}
+
+/// Reads a photo (any format OpenCV decodes) as RGB, honouring its EXIF orientation.
+pub fn read_rgb(path: &std::path::Path) -> Result<RgbImage, VisionError> {
+    let name = path.to_string_lossy();
+    // Checked first so that OpenCV does not print its own warning for a missing file.
+    if !path.is_file() {
+        return Err(VisionError::EmptyImage(name.into_owned()));
+    }
+    let mat = imgcodecs::imread(&name, imgcodecs::IMREAD_COLOR)
+        .map_err(VisionError::opencv("reading an image file"))?;
+    // OpenCV reports a missing or undecodable file as an empty Mat, not as an error.
+    if mat.empty() {
+        return Err(VisionError::EmptyImage(name.into_owned()));
+    }
+    mat_to_rgb(&mat)
+}
+
+/// Width and height as OpenCV's `i32`, rejecting empty and oversized images.
+pub(crate) fn dims(img: &RgbImage) -> Result<(i32, i32), VisionError> {
+    let (w, h) = img.dimensions();
+    if w == 0 || h == 0 {
+        return Err(VisionError::EmptyImage("RgbImage".into()));
+    }
+    match (i32::try_from(w), i32::try_from(h)) {
+        (Ok(w), Ok(h)) => Ok((w, h)),
+        _ => Err(VisionError::Geometry(format!("{w}x{h} is too large"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::Rgb;
+    use opencv::core::{Rect, Vec3b};
+
+    fn sample_image() -> RgbImage {
+        RgbImage::from_fn(5, 3, |x, y| Rgb([x as u8 * 50, y as u8 * 100, 7]))
+    }
+
+    #[test]
+    fn rgb_becomes_bgr_in_a_mat_and_comes_back() {
+        let img = sample_image();
+        let mat = rgb_to_mat(&img).unwrap();
+        assert_eq!((mat.cols(), mat.rows(), mat.typ()), (5, 3, CV_8UC3));
+        // Pixel (x=4, y=2) is RGB (200, 200, 7): BGR in OpenCV.
+        let p = *mat.at_2d::<Vec3b>(2, 4).unwrap();
+        assert_eq!(p.0, [7, 200, 200]);
+        let q = *mat.at_2d::<Vec3b>(1, 1).unwrap();
+        assert_eq!(q.0, [7, 100, 50]);
+        assert_eq!(mat_to_rgb(&mat).unwrap(), img);
+    }
+
+    #[test]
+    fn a_region_of_interest_converts_too() {
+        let img = sample_image();
+        let mat = rgb_to_mat(&img).unwrap();
+        let roi = Mat::roi(&mat, Rect::new(1, 1, 3, 2)).unwrap();
+        assert!(!roi.is_continuous());
+        let part = mat_to_rgb(&roi).unwrap();
+        assert_eq!(part.dimensions(), (3, 2));
+        assert_eq!(part.get_pixel(0, 0), img.get_pixel(1, 1));
+        assert_eq!(part.get_pixel(2, 1), img.get_pixel(3, 2));
+    }
+
+    #[test]
+    fn empty_inputs_are_errors() {
+        assert!(matches!(
+            mat_to_rgb(&Mat::default()),
+            Err(VisionError::EmptyImage(_))
+        ));
+        assert!(matches!(
+            rgb_to_mat(&RgbImage::new(0, 4)),
+            Err(VisionError::EmptyImage(_))
+        ));
+        let float = Mat::new_rows_cols_with_default(2, 2, opencv::core::CV_32FC1, Scalar::all(1.0))
+            .unwrap();
+        assert!(matches!(
+            mat_to_rgb(&float),
+            Err(VisionError::UnsupportedMat { .. })
+        ));
+    }
+
+    #[test]
+    fn read_rgb_decodes_a_png_in_rgb_order_and_reports_missing_files() {
+        let img = sample_image();
+        let dir = std::env::temp_dir().join(format!("tablejudge-vision-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("sample.png");
+        img.save(&path).unwrap();
+        let back = read_rgb(&path);
+        let missing = read_rgb(&dir.join("missing.png"));
+        let garbage_path = dir.join("garbage.png");
+        std::fs::write(&garbage_path, b"not a picture").unwrap();
+        let garbage = read_rgb(&garbage_path);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(back.unwrap(), img);
+        assert!(matches!(missing, Err(VisionError::EmptyImage(_))));
+        assert!(matches!(garbage, Err(VisionError::EmptyImage(_))));
+    }
+}
