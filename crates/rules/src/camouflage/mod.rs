@@ -1,5 +1,10 @@
 //! Camouflage (seed 004): overlapping 3×3 cards on one square lattice.
 
+pub mod rng;
 mod set;
 
-pub use set::CamouflageProblem;
+pub use set::{
+    CamouflageProblem, CamouflageSet, Card, CardIdx, Deck, DeckIdx, Face, OutlineSquare, Pattern,
+    Puzzle, RawCamouflageSet, RawCard, RawDeck, RawPattern, RawPuzzle, Side, SideIdx, Square,
+    CAMOUFLAGE_FORMAT, CENTRE_CHAR, DIFFICULTIES,
+};
