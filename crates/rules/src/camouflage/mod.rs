@@ -1,8 +1,14 @@
 //! Camouflage (seed 004): overlapping 3×3 cards on one square lattice.
 
+mod board;
 pub mod rng;
 mod set;
+#[cfg(test)]
+pub(crate) mod testing;
 
+pub use board::{
+    Board, Breach, Coverage, Illegal, LatticePos, Move, PlacedCard, Placement, PlacementRules,
+};
 pub use set::{
     CamouflageProblem, CamouflageSet, Card, CardIdx, Deck, DeckIdx, Face, OutlineSquare, Pattern,
     Puzzle, RawCamouflageSet, RawCard, RawDeck, RawPattern, RawPuzzle, Side, SideIdx, Square,

@@ -160,6 +160,15 @@ impl Square {
         }
     }
 
+    /// The inverse of [`Square::code`]; `None` for the empty code 0.
+    pub(crate) fn from_code(code: u8) -> Option<Square> {
+        if code == CENTRE_CHAR as u8 {
+            Some(Square::Centre)
+        } else {
+            Key::new(code as char).ok().map(Square::Pattern)
+        }
+    }
+
     /// The character a set file writes.
     pub fn char(self) -> char {
         match self {
@@ -199,6 +208,11 @@ impl Face {
     /// The square at `pos` (row, col in 0..3) of the face turned clockwise by `turn`.
     pub fn square(&self, turn: Turn, pos: Pos) -> Square {
         self.grid[turn.inverse().apply(pos, 3, 3)]
+    }
+
+    /// Square codes of the face turned by `turn`, row-major (see [`Square::code`]).
+    pub(crate) fn codes(&self, turn: Turn) -> &[u8; 9] {
+        &self.codes[turn.quarter_turns() as usize]
     }
 }
 
