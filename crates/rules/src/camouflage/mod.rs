@@ -1,6 +1,7 @@
 //! Camouflage (seed 004): overlapping 3×3 cards on one square lattice.
 
 mod board;
+mod game;
 pub mod rng;
 mod set;
 #[cfg(test)]
@@ -8,6 +9,10 @@ pub(crate) mod testing;
 
 pub use board::{
     Board, Breach, Coverage, Illegal, LatticePos, Move, PlacedCard, Placement, PlacementRules,
+};
+pub use game::{
+    card_points, rank, score, Fault, GameReport, GameRules, History, HistoryError, Mode, Play,
+    PlayReport, Player, PlayerReport, TimerLevel,
 };
 pub use set::{
     CamouflageProblem, CamouflageSet, Card, CardIdx, Deck, DeckIdx, Face, OutlineSquare, Pattern,
