@@ -2,8 +2,10 @@
 
 mod board;
 mod game;
+mod puzzle;
 pub mod rng;
 mod set;
+mod start;
 #[cfg(test)]
 pub(crate) mod testing;
 
@@ -14,8 +16,10 @@ pub use game::{
     card_points, rank, score, Fault, GameReport, GameRules, History, HistoryError, Mode, Play,
     PlayReport, Player, PlayerReport, TimerLevel,
 };
+pub use puzzle::{check_arrangement, footprint, solve, NotSolved, PuzzleFault, Solved};
 pub use set::{
     CamouflageProblem, CamouflageSet, Card, CardIdx, Deck, DeckIdx, Face, OutlineSquare, Pattern,
     Puzzle, RawCamouflageSet, RawCard, RawDeck, RawPattern, RawPuzzle, Side, SideIdx, Square,
     CAMOUFLAGE_FORMAT, CENTRE_CHAR, DIFFICULTIES,
 };
+pub use start::{find_starting_board, NoStartingBoard};
