@@ -5,6 +5,7 @@ mod game;
 mod puzzle;
 pub mod rng;
 mod set;
+mod sim;
 mod start;
 #[cfg(test)]
 pub(crate) mod testing;
@@ -22,4 +23,5 @@ pub use set::{
     Puzzle, RawCamouflageSet, RawCard, RawDeck, RawPattern, RawPuzzle, Side, SideIdx, Square,
     CAMOUFLAGE_FORMAT, CENTRE_CHAR, DIFFICULTIES,
 };
+pub use sim::{random_board, simulate_game, Simulation};
 pub use start::{find_starting_board, NoStartingBoard};
