@@ -5,6 +5,14 @@
 //! quarter-turn multiple. The board keeps, for every lattice square, the stack of card squares
 //! lying there (the last one is the visible one). Illegally placed cards stay on the board: they
 //! are physically on the table, so later placements are judged against them.
+//!
+//! The rulebook's "Allowed Example", "Not Allowed Example" and "Centers Wild: Examples"
+//! pictures are missing; we follow the text they illustrate: at least three squares matched,
+//! every covered square matching, centres neither covered nor covering — with wild centres a
+//! centre matches anything above or below it, and overlaps through a centre count towards the
+//! three squares.
+//!
+//! Card and side indices passed in must come from the same [`CamouflageSet`].
 
 use std::fmt;
 
