@@ -1,0 +1,169 @@
+//! Seeded random play, for the reference-set generator's playability check, benchmarks and
+//! tests. Deterministic: the same set, side and seed give the same table.
+
+use serde::Serialize;
+
+use super::board::{Board, Placement, PlacementRules};
+use super::rng::SplitMix64;
+use super::set::{CamouflageSet, CardIdx, DeckIdx, SideIdx};
+use super::start::{find_starting_board, NoStartingBoard};
+
+/// Result of [`simulate_game`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Simulation {
+    /// Cards each player got down.
+    pub placed: Vec<usize>,
+    /// Cards the players held in all.
+    pub dealt: usize,
+}
+
+/// Plays a game with random legal moves: the starting board from `start_deck`, one player per
+/// deck in `players`, hands of three refilled after each play, players taking turns (the
+/// real game has none; turns make it deterministic). Each turn a player lays a random card of
+/// their hand at a random legal place; the game ends when nobody can play.
+pub fn simulate_game(
+    set: &CamouflageSet,
+    side: SideIdx,
+    wild_centres: bool,
+    start_deck: DeckIdx,
+    players: &[DeckIdx],
+    seed: u64,
+) -> Result<(Board, Simulation), NoStartingBoard> {
+    let mut rng = SplitMix64::new(seed);
+    let mut board = Board::new(side, PlacementRules::game(wild_centres));
+    for p in find_starting_board(set, start_deck, side, wild_centres)? {
+        board.place(set, p);
+    }
+    let mut decks: Vec<Vec<CardIdx>> = players
+        .iter()
+        .map(|&d| {
+            let mut cards = set.deck(d).cards.clone();
+            rng.shuffle(&mut cards);
+            cards
+        })
+        .collect();
+    let dealt = decks.iter().map(Vec::len).sum();
+    let mut hands: Vec<Vec<CardIdx>> = decks
+        .iter_mut()
+        .map(|d| d.split_off(d.len().saturating_sub(3)))
+        .collect();
+    let mut placed = vec![0; players.len()];
+    let mut moves = Vec::new();
+    loop {
+        let mut progress = false;
+        for p in 0..players.len() {
+            let mut options = Vec::new();
+            for (h, &card) in hands[p].iter().enumerate() {
+                moves.clear();
+                board.legal_moves_into(set.face(card, side), &mut moves);
+                options.extend(moves.iter().map(|m| (h, card, *m)));
+            }
+            if options.is_empty() {
+                continue;
+            }
+            let (h, card, m) = options[rng.below(options.len())];
+            board.place(
+                set,
+                Placement {
+                    card,
+                    centre: m.centre,
+                    turn: m.turn,
+                },
+            );
+            hands[p].swap_remove(h);
+            if let Some(next) = decks[p].pop() {
+                hands[p].push(next);
+            }
+            placed[p] += 1;
+            progress = true;
+        }
+        if !progress {
+            break;
+        }
+    }
+    Ok((board, Simulation { placed, dealt }))
+}
+
+/// A table of up to `cards` cards built by random legal play of every deck's cards in a
+/// random order (a starting board of `start_deck` first); cards that fit nowhere when their
+/// turn comes are tried again in later rounds.
+pub fn random_board(
+    set: &CamouflageSet,
+    side: SideIdx,
+    wild_centres: bool,
+    start_deck: DeckIdx,
+    cards: usize,
+    seed: u64,
+) -> Result<Board, NoStartingBoard> {
+    let mut rng = SplitMix64::new(seed);
+    let mut board = Board::new(side, PlacementRules::game(wild_centres));
+    let start = find_starting_board(set, start_deck, side, wild_centres)?;
+    for p in start {
+        board.place(set, p);
+    }
+    let mut rest: Vec<CardIdx> = (0..set.cards().len() as u16)
+        .map(CardIdx)
+        .filter(|c| !start.iter().any(|p| p.card == *c))
+        .collect();
+    rng.shuffle(&mut rest);
+    let mut moves = Vec::new();
+    while board.placed().len() < cards {
+        let before = rest.len();
+        let mut i = 0;
+        while i < rest.len() && board.placed().len() < cards {
+            moves.clear();
+            board.legal_moves_into(set.face(rest[i], side), &mut moves);
+            if moves.is_empty() {
+                i += 1;
+                continue;
+            }
+            let m = moves[rng.below(moves.len())];
+            let card = rest.remove(i);
+            board.place(
+                set,
+                Placement {
+                    card,
+                    centre: m.centre,
+                    turn: m.turn,
+                },
+            );
+        }
+        if rest.len() == before {
+            break;
+        }
+    }
+    Ok(board)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::camouflage::testing::uniform_set;
+
+    #[test]
+    fn random_play_is_legal_and_deterministic() {
+        let set = uniform_set();
+        let players: Vec<DeckIdx> = (1..4).map(DeckIdx).collect();
+        let (board, sim) = simulate_game(&set, SideIdx(0), false, DeckIdx(0), &players, 9).unwrap();
+        assert_eq!(sim.dealt, 18);
+        // With every square alike there is always room: everyone plays everything.
+        assert_eq!(sim.placed, vec![6, 6, 6]);
+        assert!(board.placed().iter().all(|p| p.is_legal()));
+        let (again, _) = simulate_game(&set, SideIdx(0), false, DeckIdx(0), &players, 9).unwrap();
+        assert_eq!(
+            board
+                .placed()
+                .iter()
+                .map(|p| p.placement)
+                .collect::<Vec<_>>(),
+            again
+                .placed()
+                .iter()
+                .map(|p| p.placement)
+                .collect::<Vec<_>>()
+        );
+        let b = random_board(&set, SideIdx(0), false, DeckIdx(0), 40, 3).unwrap();
+        assert_eq!(b.placed().len(), 40);
+        assert!(b.placed().iter().all(|p| p.is_legal()));
+    }
+}
