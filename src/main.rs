@@ -1,1 +1,32 @@
-fn main() {}
+//! The `tablejudge` command line: a thin shell over the rules and vision crates.
+//!
+//! Raw arguments become a validated command first; every command then returns an [`Outcome`]
+//! whose exit status follows formats.md §5.
+
+#![forbid(unsafe_code)]
+
+mod cli;
+mod commands;
+mod input;
+mod outcome;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::outcome::{BadInput, Outcome};
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    match commands::run(cli) {
+        Ok(outcome) => outcome.exit_code(),
+        Err(err) => {
+            // Every error that reaches here is about the input: name it and exit 2.
+            match err.downcast_ref::<BadInput>() {
+                Some(bad) => eprintln!("tablejudge: {bad}"),
+                None => eprintln!("tablejudge: {err:#}"),
+            }
+            Outcome::BadInput.exit_code()
+        }
+    }
+}

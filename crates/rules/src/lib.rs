@@ -12,6 +12,7 @@ pub mod grid;
 pub mod key;
 pub mod layers;
 pub mod palette;
+pub mod set;
 
 pub use colour::Srgb;
 pub use error::{Place, SetError, SetProblem};

@@ -10,7 +10,8 @@ use serde::Serialize;
 use thiserror::Error;
 
 use super::board::{Board, Breach, LatticePos, Placement, PlacementRules};
-use super::set::{CamouflageSet, CardIdx, OutlineSquare, Puzzle, CENTRE_CHAR};
+use super::set::{CamouflageProblem, CamouflageSet, CardIdx, OutlineSquare, Puzzle, CENTRE_CHAR};
+use crate::error::{Place, SetError};
 use crate::grid::{Grid, Pos, Turn};
 
 /// One reason an arrangement does not solve a puzzle.
@@ -356,6 +357,24 @@ impl Search<'_> {
     }
 }
 
+impl CamouflageSet {
+    /// Puzzles of this set that the solver cannot solve, as errors naming the puzzle. A shipped
+    /// puzzle must be solvable; `set check` reports these.
+    pub fn check_puzzles(&self, file: &str) -> Vec<SetError> {
+        self.puzzles()
+            .iter()
+            .filter(|p| solve(self, p).is_none())
+            .map(|p| {
+                SetError::new(
+                    file,
+                    Place::item(format!("puzzle {}", p.id)),
+                    CamouflageProblem::PuzzleUnsolvable,
+                )
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -614,5 +633,27 @@ mod tests {
         // Without wild centres the same cards cannot make it.
         let p = puzzle(&set, &["w-l", "w-m", "w-r"], &outline, false);
         assert_eq!(solve(&set, &p), None);
+    }
+
+    #[test]
+    fn check_puzzles_names_an_unsolvable_puzzle() {
+        // z-3 is all 'd' and z-1 has no 'd': their shared column can never match.
+        let json = r########"{"format": "tablejudge/camouflage-set@1", "name": "t",
+            "sides": {"animal": {"a": {"name": "a"}, "d": {"name": "d"}, "x": {"name": "x"}}},
+            "decks": [{"id": "z", "cards": [
+                {"id": "z-1", "animal": ["xxa", "x*a", "xxa"]},
+                {"id": "z-3", "animal": ["ddd", "d*d", "ddd"]}]}],
+            "puzzles": [
+                {"id": "fine", "difficulty": 1, "side": "animal", "cards": ["z-1", "z-3"],
+                 "outline": ["######", "#C##C#", "######"]},
+                {"id": "broken", "difficulty": 1, "side": "animal", "cards": ["z-1", "z-3"],
+                 "outline": ["#####", "#C#C#", "#####"]}]}"########;
+        let set = CamouflageSet::from_json(json, "mine.json").unwrap();
+        let errors = set.check_puzzles("mine.json");
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(
+            errors[0].to_string(),
+            "mine.json: puzzle broken: no arrangement of its cards forms its outline: correct the outline or the card list"
+        );
     }
 }

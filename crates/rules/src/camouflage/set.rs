@@ -67,6 +67,8 @@ pub enum CamouflageProblem {
     CentreCount { centres: usize, cards: usize },
     #[error("difficulty {found} is out of range: use 1 to 5")]
     Difficulty { found: i64 },
+    #[error("no arrangement of its cards forms its outline: correct the outline or the card list")]
+    PuzzleUnsolvable,
     #[error("more than {limit} {what}: split the set into several files")]
     TooMany { what: &'static str, limit: usize },
 }
