@@ -25,7 +25,10 @@ use tablejudge_rules::camouflage::{
 };
 use tablejudge_rules::Turn;
 
-const SEED: u64 = 0xca3f_0f1a;
+/// First seed tried. With ChaCha8, 0xca3f_0f1a to 0xca3f_0f1c and 0xca3f_0f1e fail the
+/// playability check; 0xca3f_0f1d passes it, but its seed-1 game in
+/// `tests/camouflage_reference.rs` gets only 26 of 36 cards down on the animal side.
+const SEED: u64 = 0xca3f_0f1f;
 const DECKS: [&str; 8] = ["fox", "owl", "bee", "elk", "yak", "emu", "cat", "bat"];
 const CARDS_PER_DECK: usize = 6;
 const ANIMAL: [(char, &str, &str); 6] = [
