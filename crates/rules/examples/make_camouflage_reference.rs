@@ -15,7 +15,9 @@
 
 use std::collections::BTreeMap;
 
-use tablejudge_rules::camouflage::rng::SplitMix64;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use tablejudge_rules::camouflage::{
     check_arrangement, find_starting_board, footprint, simulate_game, solve, Board, CamouflageSet,
     CardIdx, DeckIdx, LatticePos, Placement, PlacementRules, RawCamouflageSet, RawCard, RawDeck,
@@ -23,7 +25,10 @@ use tablejudge_rules::camouflage::{
 };
 use tablejudge_rules::Turn;
 
-const SEED: u64 = 0xca3f_0f1a;
+/// First seed tried. With ChaCha8, 0xca3f_0f1a to 0xca3f_0f1c and 0xca3f_0f1e fail the
+/// playability check; 0xca3f_0f1d passes it, but its seed-1 game in
+/// `tests/camouflage_reference.rs` gets only 26 of 36 cards down on the animal side.
+const SEED: u64 = 0xca3f_0f1f;
 const DECKS: [&str; 8] = ["fox", "owl", "bee", "elk", "yak", "emu", "cat", "bat"];
 const CARDS_PER_DECK: usize = 6;
 const ANIMAL: [(char, &str, &str); 6] = [
@@ -83,10 +88,10 @@ fn distinct(card: &[u8; 9]) -> usize {
 }
 
 /// Squares of all cards of one side as key indices 0..6 (index 4 unused: the centre).
-fn design(rng: &mut SplitMix64, n: usize) -> Vec<[u8; 9]> {
+fn design(rng: &mut ChaCha8Rng, n: usize) -> Vec<[u8; 9]> {
     let mut cards: Vec<[u8; 9]> = (0..n)
         .map(|_| loop {
-            let c: [u8; 9] = std::array::from_fn(|_| rng.below(6) as u8);
+            let c: [u8; 9] = std::array::from_fn(|_| rng.gen_range(0..6));
             if distinct(&c) >= 4 {
                 break c;
             }
@@ -103,9 +108,9 @@ fn design(rng: &mut SplitMix64, n: usize) -> Vec<[u8; 9]> {
     }
     let most = n * 8 * 5 / 18; // no kind on more than 1.67× its fair share
     while total < TARGET_MATCHES {
-        let c = rng.below(n);
-        let sq = [0, 1, 2, 3, 5, 6, 7, 8][rng.below(8)];
-        let key = rng.below(6) as u8;
+        let c = rng.gen_range(0..n);
+        let sq = *[0, 1, 2, 3, 5, 6, 7, 8].choose(rng).expect("eight squares");
+        let key: u8 = rng.gen_range(0..6);
         let old = cards[c][sq];
         if key == old || counts[key as usize] + 1 > most {
             continue;
@@ -162,7 +167,7 @@ fn rows(card: &[u8; 9], kinds: &[(char, &str, &str); 6]) -> serde_json::Value {
 }
 
 fn cards_set(seed: u64) -> RawCamouflageSet {
-    let mut rng = SplitMix64::new(seed);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let n = DECKS.len() * CARDS_PER_DECK;
     let animal = design(&mut rng, n);
     let gems = design(&mut rng, n);
@@ -222,13 +227,13 @@ fn playable(set: &CamouflageSet) -> Option<f64> {
 /// match; wild centres when asked) and returns the arrangement.
 fn arrangement(
     set: &CamouflageSet,
-    rng: &mut SplitMix64,
+    rng: &mut ChaCha8Rng,
     side: SideIdx,
     wild: bool,
     n: usize,
 ) -> Option<Vec<Placement>> {
     let mut pool: Vec<CardIdx> = (0..set.cards().len() as u16).map(CardIdx).collect();
-    rng.shuffle(&mut pool);
+    pool.shuffle(rng);
     let first = pool.pop()?;
     let mut board = Board::new(side, PlacementRules::puzzle(wild));
     let mut placed = vec![Placement {
@@ -238,7 +243,7 @@ fn arrangement(
     }];
     board.place(set, placed[0]);
     while placed.len() < n {
-        let min = 1 + rng.below(3) as u8;
+        let min = rng.gen_range(1..=3);
         let rules = PlacementRules {
             wild_centres: wild,
             min_covered: min,
@@ -256,7 +261,7 @@ fn arrangement(
                 .filter(|m| !placed.iter().any(|p| p.centre == m.centre))
                 .collect();
             if !moves.is_empty() {
-                found = Some((i, moves[rng.below(moves.len())]));
+                found = Some((i, *moves.choose(rng).expect("moves is not empty")));
                 break;
             }
         }
@@ -294,7 +299,7 @@ fn main() {
     };
 
     let sizes = [3, 3, 4, 4, 5, 5, 6, 6, 7, 3, 4, 5, 6, 4, 5, 3, 6, 7, 4, 5];
-    let mut rng = SplitMix64::new(seed ^ 0x07e2_21e5);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x07e2_21e5);
     let mut puzzles = Vec::new();
     for (i, &n) in sizes.iter().enumerate() {
         let side = SideIdx((i % 2) as u8);

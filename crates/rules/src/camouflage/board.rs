@@ -605,9 +605,11 @@ fn nonzero_bytes(x: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::camouflage::rng::SplitMix64;
     use crate::camouflage::testing::{small_set, uniform_set};
     use proptest::prelude::*;
+    use rand::seq::SliceRandom;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
     use std::collections::BTreeSet;
 
     fn p(set: &CamouflageSet, id: &str, row: i32, col: i32, turn: Turn) -> Placement {
@@ -754,10 +756,10 @@ mod tests {
 
     /// Builds a board of `n` cards by random legal play from a seed.
     fn random_board(set: &CamouflageSet, rules: PlacementRules, n: usize, seed: u64) -> Board {
-        let mut rng = SplitMix64::new(seed);
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut board = Board::new(SideIdx(0), rules);
         let mut cards: Vec<CardIdx> = (0..set.cards().len() as u16).map(CardIdx).collect();
-        rng.shuffle(&mut cards);
+        cards.shuffle(&mut rng);
         let first = cards.pop().unwrap();
         board.place(
             set,
@@ -770,10 +772,9 @@ mod tests {
         while board.placed().len() < n {
             let Some(card) = cards.pop() else { break };
             let moves = board.legal_moves(set, card);
-            if moves.is_empty() {
+            let Some(&m) = moves.choose(&mut rng) else {
                 continue;
-            }
-            let m = moves[rng.below(moves.len())];
+            };
             board.place(
                 set,
                 Placement {

@@ -3,7 +3,6 @@
 mod board;
 mod game;
 mod puzzle;
-pub mod rng;
 mod set;
 mod sim;
 mod start;

@@ -763,6 +763,9 @@ mod tests {
     use super::*;
     use crate::error::SetProblem;
     use proptest::prelude::*;
+    use rand::seq::SliceRandom;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
 
     const GOOD: &str = r####"{
       "format": "tablejudge/camouflage-set@1",
@@ -1059,21 +1062,16 @@ mod tests {
         let keys = "abcdefghijklmnopqrstuvwxyz0123456789";
         (1usize..4, 1usize..4, 0usize..3, any::<u64>()).prop_map(
             move |(nsides, ndecks, npuz, seed)| {
-                let mut rng = crate::camouflage::rng::SplitMix64::new(seed);
+                let mut rng = ChaCha8Rng::seed_from_u64(seed);
                 let key_chars: Vec<char> = keys.chars().collect();
                 let mut sides = BTreeMap::new();
                 for s in 0..nsides {
                     let mut pats = BTreeMap::new();
-                    for _ in 0..1 + rng.below(5) {
-                        let k = key_chars[rng.below(key_chars.len())];
-                        let srgb = (rng.below(2) == 0).then(|| {
-                            Srgb::new(
-                                rng.below(256) as u8,
-                                rng.below(256) as u8,
-                                rng.below(256) as u8,
-                            )
-                            .to_string()
-                        });
+                    for _ in 0..rng.gen_range(1..=5) {
+                        let k = *key_chars.choose(&mut rng).unwrap();
+                        let srgb = rng
+                            .gen_bool(0.5)
+                            .then(|| Srgb::new(rng.gen(), rng.gen(), rng.gen()).to_string());
                         pats.insert(
                             k.to_string(),
                             RawPattern {
@@ -1088,7 +1086,7 @@ mod tests {
                 let mut all_cards = Vec::new();
                 for d in 0..ndecks {
                     let mut cards = Vec::new();
-                    for c in 0..1 + rng.below(3) {
+                    for c in 0..rng.gen_range(1..=3) {
                         let id = format!("d{d}-{c}");
                         let mut faces = BTreeMap::new();
                         for (name, pats) in &sides {
@@ -1100,7 +1098,7 @@ mod tests {
                                             if (r, col) == (1, 1) {
                                                 '*'
                                             } else {
-                                                ks[rng.below(ks.len())].chars().next().unwrap()
+                                                ks.choose(&mut rng).unwrap().chars().next().unwrap()
                                             }
                                         })
                                         .collect()
@@ -1119,22 +1117,26 @@ mod tests {
                 let side_names: Vec<String> = sides.keys().cloned().collect();
                 let puzzles = (0..npuz)
                     .map(|p| {
-                        let n = 1 + rng.below(all_cards.len());
+                        let n = rng.gen_range(1..=all_cards.len());
                         let cards: Vec<String> = all_cards[..n].to_vec();
-                        let (h, w) = (1 + rng.below(4), n + rng.below(4));
+                        let (h, w) = (rng.gen_range(1..=4), n + rng.gen_range(0..4));
                         let mut cells = vec!['.'; h * w];
                         for (i, cell) in cells.iter_mut().enumerate() {
                             // n distinct centre squares first, then covered or empty ones.
-                            *cell = if i < n { 'C' } else { ['.', '#'][rng.below(2)] };
+                            *cell = if i < n {
+                                'C'
+                            } else {
+                                *['.', '#'].choose(&mut rng).unwrap()
+                            };
                         }
                         let outline = (0..h)
                             .map(|r| cells[r * w..(r + 1) * w].iter().collect())
                             .collect();
                         RawPuzzle {
                             id: format!("p{p}"),
-                            difficulty: 1 + rng.below(5) as i64,
-                            side: side_names[rng.below(side_names.len())].clone(),
-                            wild_centers: rng.below(2) == 0,
+                            difficulty: rng.gen_range(1..=5),
+                            side: side_names.choose(&mut rng).unwrap().clone(),
+                            wild_centers: rng.gen_bool(0.5),
                             cards,
                             outline,
                         }

@@ -1,10 +1,18 @@
 //! Seeded random play, for the reference-set generator's playability check, benchmarks and
 //! tests. Deterministic: the same set, side and seed give the same table.
+//!
+//! The functions take a `u64` seed rather than a generator, so callers need no `rand` types:
+//! each call seeds its own [`ChaCha8Rng`] with [`SeedableRng::seed_from_u64`]. The rules crate
+//! reads no clock and no thread-local generator, so a seed always gives the same result.
+//! (Shuffles and choices would only change with a new `rand`/`rand_chacha` minor version;
+//! the reference set's generator would then need a rerun.)
 
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use super::board::{Board, Placement, PlacementRules};
-use super::rng::SplitMix64;
 use super::set::{CamouflageSet, CardIdx, DeckIdx, SideIdx};
 use super::start::{find_starting_board, NoStartingBoard};
 
@@ -20,7 +28,8 @@ pub struct Simulation {
 /// Plays a game with random legal moves: the starting board from `start_deck`, one player per
 /// deck in `players`, hands of three refilled after each play, players taking turns (the
 /// real game has none; turns make it deterministic). Each turn a player lays a random card of
-/// their hand at a random legal place; the game ends when nobody can play.
+/// their hand at a random legal place; the game ends when nobody can play. Every random
+/// choice comes from `seed`.
 pub fn simulate_game(
     set: &CamouflageSet,
     side: SideIdx,
@@ -29,7 +38,7 @@ pub fn simulate_game(
     players: &[DeckIdx],
     seed: u64,
 ) -> Result<(Board, Simulation), NoStartingBoard> {
-    let mut rng = SplitMix64::new(seed);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut board = Board::new(side, PlacementRules::game(wild_centres));
     for p in find_starting_board(set, start_deck, side, wild_centres)? {
         board.place(set, p);
@@ -38,7 +47,7 @@ pub fn simulate_game(
         .iter()
         .map(|&d| {
             let mut cards = set.deck(d).cards.clone();
-            rng.shuffle(&mut cards);
+            cards.shuffle(&mut rng);
             cards
         })
         .collect();
@@ -58,10 +67,9 @@ pub fn simulate_game(
                 board.legal_moves_into(set.face(card, side), &mut moves);
                 options.extend(moves.iter().map(|m| (h, card, *m)));
             }
-            if options.is_empty() {
+            let Some(&(h, card, m)) = options.choose(&mut rng) else {
                 continue;
-            }
-            let (h, card, m) = options[rng.below(options.len())];
+            };
             board.place(
                 set,
                 Placement {
@@ -86,7 +94,7 @@ pub fn simulate_game(
 
 /// A table of up to `cards` cards built by random legal play of every deck's cards in a
 /// random order (a starting board of `start_deck` first); cards that fit nowhere when their
-/// turn comes are tried again in later rounds.
+/// turn comes are tried again in later rounds. Every random choice comes from `seed`.
 pub fn random_board(
     set: &CamouflageSet,
     side: SideIdx,
@@ -95,7 +103,7 @@ pub fn random_board(
     cards: usize,
     seed: u64,
 ) -> Result<Board, NoStartingBoard> {
-    let mut rng = SplitMix64::new(seed);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut board = Board::new(side, PlacementRules::game(wild_centres));
     let start = find_starting_board(set, start_deck, side, wild_centres)?;
     for p in start {
@@ -105,7 +113,7 @@ pub fn random_board(
         .map(CardIdx)
         .filter(|c| !start.iter().any(|p| p.card == *c))
         .collect();
-    rng.shuffle(&mut rest);
+    rest.shuffle(&mut rng);
     let mut moves = Vec::new();
     while board.placed().len() < cards {
         let before = rest.len();
@@ -113,11 +121,10 @@ pub fn random_board(
         while i < rest.len() && board.placed().len() < cards {
             moves.clear();
             board.legal_moves_into(set.face(rest[i], side), &mut moves);
-            if moves.is_empty() {
+            let Some(&m) = moves.choose(&mut rng) else {
                 i += 1;
                 continue;
-            }
-            let m = moves[rng.below(moves.len())];
+            };
             let card = rest.remove(i);
             board.place(
                 set,

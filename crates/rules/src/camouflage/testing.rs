@@ -1,6 +1,9 @@
 //! Small sets for unit tests.
 
-use super::rng::SplitMix64;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
 use super::set::CamouflageSet;
 
 /// A card: id and face rows.
@@ -64,7 +67,7 @@ pub(crate) fn small_set() -> CamouflageSet {
 
 /// `decks` random decks of `per_deck` cards over `keys` pattern keys on one side.
 pub(crate) fn random_set(seed: u64, decks: usize, per_deck: usize, keys: usize) -> CamouflageSet {
-    let mut rng = SplitMix64::new(seed);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let alphabet: Vec<char> = "abcdefghij".chars().take(keys).collect();
     let key_str: String = alphabet.iter().collect();
     let ids: Vec<String> = (0..decks).map(|d| format!("d{d}")).collect();
@@ -79,7 +82,7 @@ pub(crate) fn random_set(seed: u64, decks: usize, per_deck: usize, keys: usize) 
                                 if (r, col) == (1, 1) {
                                     '*'
                                 } else {
-                                    alphabet[rng.below(alphabet.len())]
+                                    *alphabet.choose(&mut rng).expect("keys > 0")
                                 }
                             })
                             .collect()
