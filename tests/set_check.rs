@@ -164,3 +164,18 @@ fn layers_mission_not_solvable_with_its_count_is_rejected() {
         run.stderr
     );
 }
+
+#[test]
+fn identical_layers_are_rejected_naming_the_twin() {
+    // Layer B is layer A again: the seed asks players to check their layers all differ.
+    let text = MIRROR_BROKEN.replace(r#"["b.b", "bbb", "bbb"]"#, r#"["..b", "bbb", "bbb"]"#);
+    let (_dir, path) = temp_file("mine.json", &text);
+    let run = tablejudge(["set", "check", path_str(&path)]);
+    assert_exit!(run, 2);
+    assert!(
+        run.stderr
+            .contains("mine.json: layer B: this layer is the same as layer A"),
+        "{}",
+        run.stderr
+    );
+}

@@ -84,7 +84,9 @@ fn describe(
                     format!(" ({})", levels.join(", "))
                 }
             );
-            (text, summary, s.check_missions(file))
+            let mut errors = s.check_layers_differ(file);
+            errors.extend(s.check_missions(file));
+            (text, summary, errors)
         }
         AnySet::Camouflage(s) => {
             let cards = s.cards().len();

@@ -459,8 +459,6 @@ fn centres_are_never_covered_nor_covering_unless_wild() {
 /// card illegally, tablejudge gives the win to the next clean finisher; the ranking should then
 /// list the winner first.
 #[test]
-#[ignore = "bug: Speed Round ranking lists the first player out first even when the winner is \
-            another player (winners and ranking disagree)"]
 fn speed_round_ranking_starts_with_the_winner() {
     let set = eight_decks();
     let mut seq = deck_seq(0, "a", 1000);

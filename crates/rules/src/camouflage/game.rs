@@ -531,9 +531,15 @@ pub fn score(
     for (p, pr) in players.iter_mut().enumerate() {
         pr.locations_played = locations[p].iter().filter(|&&x| x).count() as u32;
     }
-    let (ranking, mut winners) = rank(mode, &players);
+    let (mut ranking, mut winners) = rank(mode, &players);
     if mode == Mode::SpeedRound {
         winners = speed_winner.map(|(p, _)| vec![p]).unwrap_or_default();
+        // The winner is the first to go out cleanly, who may have gone out after a player
+        // with an illegal card: the ranking starts with the winner.
+        if let Some(&w) = winners.first() {
+            ranking.retain(|&p| p != w);
+            ranking.insert(0, w);
+        }
     }
     Ok(GameReport {
         rules: *rules,

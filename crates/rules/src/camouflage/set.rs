@@ -1164,12 +1164,3 @@ mod tests {
         }
     }
 }
-#[test]
-fn zz_sizes() {
-    eprintln!(
-        "camo {} setproblem {} seterror {}",
-        std::mem::size_of::<CamouflageProblem>(),
-        std::mem::size_of::<crate::error::SetProblem>(),
-        std::mem::size_of::<SetError>()
-    );
-}

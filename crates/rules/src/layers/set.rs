@@ -82,6 +82,11 @@ pub enum LayersProblem {
     FrameWidth { found: String },
     #[error("the set has no layers: add at least one to \"layers\"")]
     NoLayers,
+    #[error(
+        "this layer is the same as layer {first}, turned or flipped: every layer of a set \
+         is different (\"check the layers to make sure they are all different\"); correct one of them"
+    )]
+    IdenticalLayers { first: String },
     #[error("the id is empty: give every {item} a non-empty id")]
     EmptyId { item: &'static str },
     #[error("the id {id:?} is used twice: give every {item} its own id")]
@@ -162,6 +167,27 @@ impl Layer {
     }
 
     /// One side, unturned.
+    /// Every way the layer can lie (both sides, all four turns), as a set: two layers with the
+    /// same set are the same physical layer.
+    fn all_orientations(&self) -> BTreeSet<Vec<String>> {
+        Side::ALL
+            .iter()
+            .flat_map(|&side| Turn::ALL.iter().map(move |&turn| (side, turn)))
+            .map(|(side, turn)| {
+                let shown = self.shown(side, turn);
+                (0..shown.rows())
+                    .map(|r| {
+                        shown
+                            .row(r)
+                            .iter()
+                            .map(|k| k.map_or(HOLE, Key::char))
+                            .collect()
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
     pub fn side(&self, side: Side) -> &Grid<Option<Key>> {
         match side {
             Side::Front => &self.front,
@@ -267,11 +293,12 @@ impl LayersSet {
             let front = grids.layer_side(&raw_layer.front, place.clone().part("front"))?;
             let back = grids.layer_side(&raw_layer.back, place.clone().part("back"))?;
             check_mirrored_holes(&front, &back, place.part("back"), file)?;
-            layers.push(Layer {
+            let layer = Layer {
                 id: raw_layer.id.clone(),
                 front,
                 back,
-            });
+            };
+            layers.push(layer);
         }
 
         let mut missions = Vec::with_capacity(raw.missions.len());
@@ -421,6 +448,23 @@ impl LayersSet {
     /// The mission with this id.
     pub fn mission(&self, id: &str) -> Option<&Mission> {
         self.missions.iter().find(|m| m.id == id)
+    }
+
+    /// Layers that are the same physical layer as an earlier one, turned or flipped (the seed:
+    /// "check the layers to make sure they are all different"). Each error names the later
+    /// layer and its twin. Kept out of parsing so tests may build deliberately symmetric sets.
+    pub fn check_layers_differ(&self, file: &str) -> Vec<SetError> {
+        let shapes: Vec<_> = self.layers.iter().map(Layer::all_orientations).collect();
+        (0..self.layers.len())
+            .filter_map(|i| {
+                let twin = (0..i).find(|&j| shapes[j] == shapes[i])?;
+                let problem = LayersProblem::IdenticalLayers {
+                    first: self.layers[twin].id.clone(),
+                };
+                let place = Place::item(format!("layer {}", self.layers[i].id));
+                Some(SetError::new(file, place, problem))
+            })
+            .collect()
     }
 
     /// The missions that cannot be made with exactly their `layers` count of distinct layers
@@ -795,6 +839,34 @@ mod tests {
         let mut v = small_set_json();
         v["missions"][0]["layers"] = json!(3);
         assert!(load(&v).is_ok());
+    }
+
+    #[test]
+    fn a_layer_identical_to_another_turned_or_flipped_is_reported() {
+        // D is A turned over and a quarter-turn round: the same physical layer.
+        let turned = |rows: &Value, t: Turn| {
+            let rows: Vec<String> = serde_json::from_value(rows.clone()).unwrap();
+            json!(Grid::parse_rows(&rows).unwrap().turned(t).to_rows())
+        };
+        let mut v = small_set_json();
+        let a = v["layers"][0].clone();
+        let d = json!({ "id": "D", "front": turned(&a["back"], Turn::R90),
+                        "back": turned(&a["front"], Turn::R270) });
+        v["layers"].as_array_mut().unwrap().push(d);
+        let errors = load(&v).unwrap().check_layers_differ("s.json");
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert_eq!(errors[0].place, Place::item("layer D"));
+        assert_eq!(
+            errors[0].problem,
+            SetProblem::Layers(LayersProblem::IdenticalLayers { first: "A".into() })
+        );
+        // Same holes but another colour is a different layer.
+        let mut v = small_set_json();
+        let mut d = v["layers"][0].clone();
+        d["id"] = json!("D");
+        d["front"] = json!(["yy.", "y..", "..."]);
+        v["layers"].as_array_mut().unwrap().push(d);
+        assert!(load(&v).unwrap().check_layers_differ("s.json").is_empty());
     }
 
     #[test]
