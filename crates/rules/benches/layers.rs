@@ -13,7 +13,7 @@ use tablejudge_rules::layers::{LayersSet, Solver};
 const REFERENCE: &str = include_str!("../../../models/layers/reference.json");
 
 fn reference() -> LayersSet {
-    // The shipped file is checked by tests/layers_reference.rs; a broken one cannot be timed.
+    // The shipped file is checked by tests/layers_sets.rs; a broken one cannot be timed.
     LayersSet::from_json(REFERENCE, "models/layers/reference.json").expect("reference set loads")
 }
 

@@ -1,19 +1,29 @@
-//! Generates `models/layers/reference.json`, our own Layers+ set (the real artwork is not
-//! public), deterministically from a fixed seed:
+//! Generates the shipped Layers+ sets (our own designs; the real artwork is not public),
+//! deterministically from a fixed seed per design:
 //!
 //! ```text
 //! cargo run -p tablejudge-rules --example make_layers_reference > models/layers/reference.json
+//! cargo run -p tablejudge-rules --example make_layers_reference -- --set parlour > models/layers/parlour.json
 //! ```
 //!
-//! 4×4 cells, five double-sided layers, each side one colour like the real game: fronts in five
-//! well-separated hues, backs in related but distinct shades (every pair of the twelve colours,
-//! card and frame included, is at least 24 CIEDE2000 apart). Holes are drawn at random until
-//! enough stacks of all five layers show every layer. Missions are composed from random stacks
-//! and kept when the solver proves they need exactly their level and no earlier mission looks
-//! the same up to a turn: 15 each of levels 2, 3 and 4, and 10 of level 5.
+//! Each design (a [`Design`]) fixes the grid size, the colours, the frame width, the number of
+//! missions per level and the seed; the program is the same for all. Every layer side is one
+//! colour, like the real game: fronts in well-separated hues, backs in related but distinct
+//! shades. Holes are drawn at random until enough stacks of all the layers show every layer.
+//! Missions are composed from random stacks and kept when the solver proves they need exactly
+//! their level and no earlier mission looks the same up to a turn.
+//!
+//! - `reference` (the default): 4×4 cells, a charcoal frame on a warm-white player card, red,
+//!   mustard, green, blue and purple layers; 15 missions each of levels 2, 3 and 4, and 10 of
+//!   level 5. Every pair of its twelve colours is at least 24 CIEDE2000 apart.
+//! - `parlour`: a second look, so the photo pipeline is not tuned to one design: 5×5 cells, a
+//!   narrower ivory frame on a dark slate-navy felt card (the reference's opposite), teal, coral,
+//!   lemon, plum and leaf-green layers; 10 missions each of levels 2 to 5. Every pair of its
+//!   twelve colours is at least 26 CIEDE2000 apart.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::error::Error;
+use std::ops::RangeInclusive;
 
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -25,48 +35,117 @@ use tablejudge_rules::layers::{
 };
 use tablejudge_rules::palette::RawSwatch;
 
-const SEED: u64 = 0x1a7e_25e7;
-const SIZE: usize = 4;
-/// Missions per level (the number of layers), as in the real game.
-const MISSIONS: [(usize, usize); 4] = [(2, 15), (3, 15), (4, 15), (5, 10)];
-/// Random stacks tried per hole design before drawing new holes.
+/// Random stacks tried per level and hole design before drawing new holes.
 const STACK_TRIES: usize = 20_000;
 
-/// (key, name, sRGB) of the player card, the frame, and each layer's front and back.
-const CARD: (&str, &str, &str) = ("w", "player card (warm white)", "#f2efe6");
-const FRAME: (&str, &str, &str) = ("k", "frame (charcoal)", "#2b2b30");
-const SIDES: [[(&str, &str, &str); 2]; 5] = [
-    [("r", "red", "#b51e2d"), ("s", "salmon", "#e18264")],
-    [
-        ("y", "mustard yellow", "#d2ad34"),
-        ("o", "dark olive", "#695621"),
+/// (key, name, sRGB) of one colour.
+type Colour = (&'static str, &'static str, &'static str);
+
+/// Everything that differs between the generated sets.
+struct Design {
+    /// The set's `name`, and what `--set` picks it by.
+    name: &'static str,
+    seed: u64,
+    /// Rows and columns (square grids only).
+    size: usize,
+    card: Colour,
+    frame: Colour,
+    frame_width: f64,
+    /// Front and back colour of each layer; the layers are named A, B, … in this order.
+    sides: &'static [[Colour; 2]],
+    /// How many holes a layer may have.
+    holes: RangeInclusive<usize>,
+    /// (level, count): missions per level (the number of layers), in the file's order.
+    missions: &'static [(usize, usize)],
+}
+
+const REFERENCE: Design = Design {
+    name: "reference",
+    seed: 0x1a7e_25e7,
+    size: 4,
+    card: ("w", "player card (warm white)", "#f2efe6"),
+    frame: ("k", "frame (charcoal)", "#2b2b30"),
+    frame_width: 0.3,
+    sides: &[
+        [("r", "red", "#b51e2d"), ("s", "salmon", "#e18264")],
+        [
+            ("y", "mustard yellow", "#d2ad34"),
+            ("o", "dark olive", "#695621"),
+        ],
+        [
+            ("g", "bright green", "#38d453"),
+            ("f", "forest green", "#257627"),
+        ],
+        [("b", "blue", "#2160b7"), ("c", "sky blue", "#8dbcdf")],
+        [("v", "purple", "#9327b0"), ("p", "orchid pink", "#e084df")],
     ],
-    [
-        ("g", "bright green", "#38d453"),
-        ("f", "forest green", "#257627"),
+    holes: 6..=10,
+    // As in the real game.
+    missions: &[(2, 15), (3, 15), (4, 15), (5, 10)],
+};
+
+const PARLOUR: Design = Design {
+    name: "parlour",
+    seed: 0x9a21_0025,
+    size: 5,
+    card: ("n", "player card (slate navy felt)", "#1f3d54"),
+    frame: ("i", "frame (ivory)", "#f6ede2"),
+    frame_width: 0.22,
+    sides: &[
+        [("t", "teal", "#118386"), ("a", "aqua", "#2ce1e9")],
+        [("c", "coral", "#f6847e"), ("r", "rust", "#873a1b")],
+        [("l", "lemon", "#dcdb2c"), ("m", "amber", "#c3862a")],
+        [("p", "plum", "#a1378b"), ("v", "lavender", "#a39cda")],
+        [
+            ("g", "leaf green", "#39ad4c"),
+            ("d", "bottle green", "#0c5e1b"),
+        ],
     ],
-    [("b", "blue", "#2160b7"), ("c", "sky blue", "#8dbcdf")],
-    [("v", "purple", "#9327b0"), ("p", "orchid pink", "#e084df")],
-];
-const LAYER_IDS: [&str; 5] = ["A", "B", "C", "D", "E"];
+    holes: 9..=15,
+    missions: &[(2, 10), (3, 10), (4, 10), (5, 10)],
+};
+
+const DESIGNS: [&Design; 2] = [&REFERENCE, &PARLOUR];
 
 fn main() -> Result<(), Box<dyn Error>> {
-    let mut rng = ChaCha8Rng::seed_from_u64(SEED);
+    let design = design_from_args(std::env::args().skip(1))?;
+    let mut rng = ChaCha8Rng::seed_from_u64(design.seed);
     let raw = loop {
-        let layers = draw_layers(&mut rng);
-        if let Some(missions) = draw_missions(&layers, &mut rng)? {
-            break set_with(layers, missions);
+        let layers = draw_layers(design, &mut rng);
+        if let Some(missions) = draw_missions(design, &layers, &mut rng)? {
+            break set_with(design, layers, missions);
         }
     };
     let text = to_json_lines(&raw)?;
     // The written text must read back as the same set.
-    let set = LayersSet::from_json(&text, "reference.json")?;
+    let set = LayersSet::from_json(&text, &format!("{}.json", design.name))?;
     assert_eq!(set.to_raw(), raw, "the written set reads back differently");
     print!("{text}");
     Ok(())
 }
 
-fn set_with(layers: Vec<RawLayer>, missions: Vec<RawMission>) -> RawLayersSet {
+/// `--set NAME` (or `--set=NAME`) picks a design; none gives the reference set.
+fn design_from_args(
+    mut args: impl Iterator<Item = String>,
+) -> Result<&'static Design, Box<dyn Error>> {
+    let names = |sep: &str| DESIGNS.map(|d| d.name).join(sep);
+    let mut name = REFERENCE.name.to_owned();
+    while let Some(arg) = args.next() {
+        if let Some(value) = arg.strip_prefix("--set=") {
+            name = value.to_owned();
+        } else if arg == "--set" {
+            name = args.next().ok_or("--set needs a name")?;
+        } else {
+            return Err(format!("unknown argument {arg:?}; usage: [--set {}]", names("|")).into());
+        }
+    }
+    DESIGNS
+        .into_iter()
+        .find(|d| d.name == name)
+        .ok_or_else(|| format!("no design named {name:?}; known: {}", names(", ")).into())
+}
+
+fn set_with(design: &Design, layers: Vec<RawLayer>, missions: Vec<RawMission>) -> RawLayersSet {
     let swatch = |(key, name, srgb): (&str, &str, &str)| {
         let raw = RawSwatch {
             name: name.to_owned(),
@@ -74,31 +153,34 @@ fn set_with(layers: Vec<RawLayer>, missions: Vec<RawMission>) -> RawLayersSet {
         };
         (key.to_owned(), raw)
     };
-    let mut colors: BTreeMap<String, RawSwatch> = [swatch(CARD), swatch(FRAME)].into();
-    colors.extend(SIDES.iter().flatten().copied().map(swatch));
+    let mut colors: BTreeMap<String, RawSwatch> =
+        [swatch(design.card), swatch(design.frame)].into();
+    colors.extend(design.sides.iter().flatten().copied().map(swatch));
     RawLayersSet {
         format: LAYERS_SET_FORMAT.to_owned(),
-        name: "reference".to_owned(),
-        rows: SIZE,
-        cols: SIZE,
+        name: design.name.to_owned(),
+        rows: design.size,
+        cols: design.size,
         colors,
-        card: CARD.0.to_owned(),
-        frame: FRAME.0.to_owned(),
-        frame_width: 0.3,
+        card: design.card.0.to_owned(),
+        frame: design.frame.0.to_owned(),
+        frame_width: design.frame_width,
         layers,
         missions,
     }
 }
 
-/// Five layers with 6 to 10 holes each, no two with the same holes up to turning and flipping.
-fn draw_layers(rng: &mut ChaCha8Rng) -> Vec<RawLayer> {
+/// The design's layers, with a number of holes in its range each, no two with the same holes up
+/// to turning and flipping.
+fn draw_layers(design: &Design, rng: &mut ChaCha8Rng) -> Vec<RawLayer> {
+    let size = design.size;
     let mut seen: BTreeSet<Vec<String>> = BTreeSet::new();
     let mut layers = Vec::new();
-    while layers.len() < LAYER_IDS.len() {
-        let holes = rng.gen_range(6..=10);
-        let mut cells: Vec<bool> = (0..SIZE * SIZE).map(|i| i < holes).collect();
+    while layers.len() < design.sides.len() {
+        let holes = rng.gen_range(design.holes.clone());
+        let mut cells: Vec<bool> = (0..size * size).map(|i| i < holes).collect();
         cells.shuffle(rng);
-        let shape = Grid::from_fn(SIZE, SIZE, |p| cells[p.row * SIZE + p.col]);
+        let shape = Grid::from_fn(size, size, |p| cells[p.row * size + p.col]);
         let looks: Vec<Vec<String>> = [shape.clone(), shape.mirrored()]
             .iter()
             .flat_map(|g| {
@@ -109,18 +191,23 @@ fn draw_layers(rng: &mut ChaCha8Rng) -> Vec<RawLayer> {
             continue;
         }
         seen.extend(looks);
-        let [(front, _, _), (back, _, _)] = SIDES[layers.len()];
+        let [(front, _, _), (back, _, _)] = design.sides[layers.len()];
         let paint = |g: &Grid<bool>, colour: &str| {
             rows_of(g, |&hole| if hole { '.' } else { colour_char(colour) })
         };
         layers.push(RawLayer {
-            id: LAYER_IDS[layers.len()].to_owned(),
+            id: layer_id(layers.len()),
             front: paint(&shape, front),
             // The back as seen after flipping: holes mirrored left-right.
             back: paint(&shape.mirrored(), back),
         });
     }
     layers
+}
+
+/// A, B, C, … for the layers in order.
+fn layer_id(index: usize) -> String {
+    char::from(b'A' + u8::try_from(index).expect("few layers")).to_string()
 }
 
 fn colour_char(key: &str) -> char {
@@ -135,14 +222,15 @@ fn rows_of<T>(grid: &Grid<T>, cell: impl Fn(&T) -> char) -> Vec<String> {
 
 /// Missions for these layers, or `None` if random stacks do not give enough of every level.
 fn draw_missions(
+    design: &Design,
     layers: &[RawLayer],
     rng: &mut ChaCha8Rng,
 ) -> Result<Option<Vec<RawMission>>, Box<dyn Error>> {
-    let set = LayersSet::from_raw(&set_with(layers.to_vec(), Vec::new()), "draft")?;
+    let set = LayersSet::from_raw(&set_with(design, layers.to_vec(), Vec::new()), "draft")?;
     let solver = Solver::new(&set);
     let mut seen: BTreeSet<Vec<String>> = BTreeSet::new();
     let mut missions = Vec::new();
-    for (level, count) in MISSIONS {
+    for &(level, count) in design.missions {
         let mut found = 0;
         for _ in 0..STACK_TRIES {
             if found == count {
