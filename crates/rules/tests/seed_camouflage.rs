@@ -132,14 +132,7 @@ fn legal_plays(set: &CamouflageSet, start: &[Placement], seq: &[(usize, &str, u6
         .map(|&(player, id, time)| {
             let card = set.card_by_id(id).unwrap();
             let m = board.legal_moves(set, card)[0];
-            board.place(
-                set,
-                Placement {
-                    card,
-                    centre: m.centre,
-                    turn: m.turn,
-                },
-            );
+            board.place(set, m.placement(card));
             Play {
                 player,
                 card,

@@ -212,6 +212,17 @@ pub struct Move {
     pub covered: u8,
 }
 
+impl Move {
+    /// The placement of `card` this move describes.
+    pub fn placement(self, card: CardIdx) -> Placement {
+        Placement {
+            card,
+            centre: self.centre,
+            turn: self.turn,
+        }
+    }
+}
+
 const EMPTY: u8 = 0;
 const CENTRE: u8 = CENTRE_CHAR as u8;
 /// Spare squares kept around the occupied area so move generation never leaves the arrays.
@@ -775,14 +786,7 @@ mod tests {
             let Some(&m) = moves.choose(&mut rng) else {
                 continue;
             };
-            board.place(
-                set,
-                Placement {
-                    card,
-                    centre: m.centre,
-                    turn: m.turn,
-                },
-            );
+            board.place(set, m.placement(card));
         }
         board
     }

@@ -12,7 +12,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-use super::board::{Board, Placement, PlacementRules};
+use super::board::{Board, PlacementRules};
 use super::set::{CamouflageSet, CardIdx, DeckIdx, SideIdx};
 use super::start::{find_starting_board, NoStartingBoard};
 
@@ -70,14 +70,7 @@ pub fn simulate_game(
             let Some(&(h, card, m)) = options.choose(&mut rng) else {
                 continue;
             };
-            board.place(
-                set,
-                Placement {
-                    card,
-                    centre: m.centre,
-                    turn: m.turn,
-                },
-            );
+            board.place(set, m.placement(card));
             hands[p].swap_remove(h);
             if let Some(next) = decks[p].pop() {
                 hands[p].push(next);
@@ -126,14 +119,7 @@ pub fn random_board(
                 continue;
             };
             let card = rest.remove(i);
-            board.place(
-                set,
-                Placement {
-                    card,
-                    centre: m.centre,
-                    turn: m.turn,
-                },
-            );
+            board.place(set, m.placement(card));
         }
         if rest.len() == before {
             break;
