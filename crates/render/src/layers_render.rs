@@ -262,7 +262,7 @@ fn digit_box(
         DigitPlace::Right => [cols + f + mc.margins[2] * 0.5 + 0.2, rows / 2.0 - dh / 2.0],
         DigitPlace::Below => [cols / 2.0 - dw / 2.0, rows + f + mc.margins[3] * 0.5 + 0.2],
     };
-    (at, dw, dh, 0.13 * dh)
+    (at, dw, dh, 0.16 * dh)
 }
 
 fn build(set: &LayersSet, spec: &LayersSceneSpec) -> Result<Built, RenderError> {

@@ -23,6 +23,8 @@ mod degrade;
 mod font;
 mod layers_render;
 mod layers_scene;
+#[cfg(test)]
+mod layers_tests;
 mod light;
 mod objects;
 mod table;
