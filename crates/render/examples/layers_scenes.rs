@@ -1,7 +1,9 @@
 //! Writes sample Layers+ scenes (JPEG + truth JSON) into a folder, for people to look at.
 //!
 //! `cargo run --release -p tablejudge-render --example layers_scenes -- OUT_DIR [N] [SEED]
-//! [clean|realistic|harsh] [SET_JSON]`
+//! [clean|realistic|harsh] [SET_JSON] [WxH]`
+//!
+//! `OUT_DIR` `-` renders without writing anything (for timing). `WxH` fixes the image size.
 //!
 //! Scenes cycle through stack choices (mission solutions, near misses, random stacks) and
 //! image sizes (1920×1080, 1280×720, 1080×1920 portrait). Writes `scene_NNNN.jpg` (at the
@@ -30,14 +32,23 @@ fn main() -> anyhow::Result<()> {
         Some("harsh") => Degradation::Harsh,
         Some(other) => bail!("unknown degradation {other:?}"),
     };
-    let set_path = args.get(4).map_or_else(
+    let set_path = args.get(4).filter(|s| s.as_str() != "-").map_or_else(
         || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../models/layers/reference.json"),
         PathBuf::from,
     );
     let json = std::fs::read_to_string(&set_path)
         .with_context(|| format!("reading {}", set_path.display()))?;
     let set = LayersSet::from_json(&json, &set_path.display().to_string())?;
-    std::fs::create_dir_all(&out)?;
+    if out.as_os_str() != "-" {
+        std::fs::create_dir_all(&out)?;
+    }
+    let fixed = match args.get(5) {
+        Some(s) => {
+            let (w, h) = s.split_once('x').context("size must be WxH")?;
+            Some((w.parse()?, h.parse()?))
+        }
+        None => None,
+    };
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let sizes = [(1920, 1080), (1280, 720), (1080, 1920)];
     let mut total = 0.0;
@@ -50,7 +61,7 @@ fn main() -> anyhow::Result<()> {
                 max_layers: 5,
             },
         };
-        let (width, height) = sizes[i % sizes.len()];
+        let (width, height) = fixed.unwrap_or(sizes[i % sizes.len()]);
         let options = SceneOptions {
             width,
             height,
@@ -64,6 +75,9 @@ fn main() -> anyhow::Result<()> {
         let ms = start.elapsed().as_secs_f64() * 1e3;
         total += ms;
         let name = format!("scene_{i:04}");
+        if out.as_os_str() == "-" {
+            continue; // Timing only.
+        }
         let jpeg = scene.jpeg()?;
         std::fs::write(out.join(format!("{name}.jpg")), &jpeg)?;
         // A half-size PNG of the JPEG as saved, for viewers that do not read JPEG.

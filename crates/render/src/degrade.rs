@@ -1,5 +1,7 @@
 //! The camera's optics and sensor: blur, vignetting, noise, tone curve, sRGB encoding, JPEG.
 
+use std::sync::OnceLock;
+
 use image::{codecs::jpeg::JpegEncoder, RgbImage};
 use serde::{Deserialize, Serialize};
 
@@ -73,28 +75,39 @@ fn gaussian_kernel(sigma: f64) -> Vec<f32> {
 }
 
 /// Convolves rows (`horizontal`) or columns with a symmetric kernel, clamping at the borders.
+/// Columns are done a whole row at a time, so both passes stream through memory.
 fn convolve(img: &mut Linear, k: &[f32], horizontal: bool) {
-    let r = (k.len() / 2) as isize;
-    let (w, h) = (img.width as isize, img.height as isize);
-    let src = img.data.clone();
-    let (n, stride, lines, line_stride) = if horizontal {
-        (w, 3, h, w * 3)
-    } else {
-        (h, w * 3, w, 3)
-    };
-    for line in 0..lines {
-        let base = line * line_stride;
-        for i in 0..n {
-            let mut acc = [0f32; 3];
-            for (j, &kv) in k.iter().enumerate() {
-                let p = (i + j as isize - r).clamp(0, n - 1);
-                let o = (base + p * stride) as usize;
-                acc[0] += kv * src[o];
-                acc[1] += kv * src[o + 1];
-                acc[2] += kv * src[o + 2];
+    let r = k.len() / 2;
+    let (w, h) = (img.width, img.height);
+    if horizontal {
+        let mut line = vec![0f32; (w + 2 * r) * 3];
+        for y in 0..h {
+            let row = &mut img.data[y * w * 3..(y + 1) * w * 3];
+            // The row with `r` copies of its end pixels on each side.
+            for x in 0..w + 2 * r {
+                let sx = x.saturating_sub(r).min(w - 1);
+                line[x * 3..x * 3 + 3].copy_from_slice(&row[sx * 3..sx * 3 + 3]);
             }
-            let o = (base + i * stride) as usize;
-            img.data[o..o + 3].copy_from_slice(&acc);
+            row.fill(0.0);
+            for (j, &kv) in k.iter().enumerate() {
+                let src = &line[j * 3..j * 3 + w * 3];
+                for (o, s) in row.iter_mut().zip(src) {
+                    *o += kv * s;
+                }
+            }
+        }
+    } else {
+        let src = img.data.clone();
+        let stride = w * 3;
+        for y in 0..h {
+            let out = &mut img.data[y * stride..(y + 1) * stride];
+            out.fill(0.0);
+            for (j, &kv) in k.iter().enumerate() {
+                let sy = (y + j).saturating_sub(r).min(h - 1);
+                for (o, s) in out.iter_mut().zip(&src[sy * stride..(sy + 1) * stride]) {
+                    *o += kv * s;
+                }
+            }
         }
     }
 }
@@ -132,11 +145,14 @@ fn motion_blur(img: &mut Linear, length: f64, angle_deg: f64) {
 
 /// Standard normal quantiles at evenly spaced probabilities: a fast, deterministic source of
 /// Gaussian noise indexed by a hash.
-fn normal_table() -> Vec<f32> {
+fn normal_table() -> &'static [f32] {
     const N: usize = 4096;
-    (0..N)
-        .map(|i| inverse_normal((i as f64 + 0.5) / N as f64) as f32)
-        .collect()
+    static TABLE: OnceLock<Vec<f32>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        (0..N)
+            .map(|i| inverse_normal((i as f64 + 0.5) / N as f64) as f32)
+            .collect()
+    })
 }
 
 /// Acklam's rational approximation of the standard normal quantile (error < 1.2e-9).
@@ -199,6 +215,17 @@ pub(crate) fn tone(v: f32) -> f32 {
     }
 }
 
+/// sRGB encoding through a 16-bit table (built once): `powf` per channel would dominate the
+/// frame time.
+fn srgb_lut() -> &'static [u8] {
+    static LUT: OnceLock<Vec<u8>> = OnceLock::new();
+    LUT.get_or_init(|| {
+        (0..=u16::MAX)
+            .map(|i| crate::light::linear_to_srgb(f32::from(i) / 65535.0))
+            .collect()
+    })
+}
+
 /// Applies the lens (blur, vignetting) and sensor (noise), then the tone curve and sRGB
 /// encoding.
 pub(crate) fn develop(mut img: Linear, s: &SensorSpec) -> RgbImage {
@@ -215,17 +242,14 @@ pub(crate) fn develop(mut img: Linear, s: &SensorSpec) -> RgbImage {
     let inv_r2 = 1.0 / (cx * cx + cy * cy).max(1.0);
     let vig = s.vignetting as f32;
     let noisy = s.shot_noise > 0.0 || s.read_noise > 0.0;
-    let table = if noisy { normal_table() } else { Vec::new() };
+    let table: &[f32] = if noisy { normal_table() } else { &[] };
     let (shot, read2, luma) = (
         s.shot_noise as f32,
         (s.read_noise * s.read_noise) as f32,
         (s.noise_luma_share.clamp(0.0, 1.0)) as f32,
     );
     let chroma = (1.0 - luma * luma).max(0.0).sqrt();
-    // sRGB encoding through a 16-bit table: `powf` per channel would dominate the frame time.
-    let lut: Vec<u8> = (0..=u16::MAX)
-        .map(|i| crate::light::linear_to_srgb(f32::from(i) / 65535.0))
-        .collect();
+    let lut = srgb_lut();
     let mut out = RgbImage::new(w as u32, h as u32);
     for (y, row) in out.rows_mut().enumerate() {
         let dy = y as f32 - cy;

@@ -478,14 +478,14 @@ impl Renderer<'_> {
         )
     }
 
-    /// The pixel box `[x0, y0, x1, y1]` an object, its shadow and its contact darkening can
-    /// touch.
-    fn bbox(&self, o: &Object) -> [f64; 4] {
-        let (w, h) = (f64::from(self.cam.width), f64::from(self.cam.height));
+    /// The convex outline in pixels (clockwise or not) of everything an object, its shadow and
+    /// its contact darkening can touch, and how far real edges may bow outside it (lens
+    /// distortion between the sampled points); `None` when part of it is behind the camera.
+    fn outline(&self, o: &Object) -> Option<(Vec<[f64; 2]>, f64)> {
         let b = o.shape.bounds();
         let m = 1.2 * o.top + 0.06;
         let e = [b[0] - m, b[1] - m, b[2] + m, b[3] + m];
-        let mut pts = Vec::with_capacity(48);
+        let mut pts = Vec::with_capacity(24);
         for (fx, fy) in [
             (0.0, 0.0),
             (0.5, 0.0),
@@ -498,43 +498,101 @@ impl Renderer<'_> {
         ] {
             let l = [e[0] + fx * (e[2] - e[0]), e[1] + fy * (e[3] - e[1])];
             let wp = o.to_world(l);
-            pts.push([wp[0], wp[1], 0.0]);
-            pts.push([wp[0], wp[1], -o.top]);
             let s = [
                 wp[0] - self.shadow_step[0] * o.top,
                 wp[1] - self.shadow_step[1] * o.top,
             ];
-            pts.push([s[0], s[1], 0.0]);
+            for p in [
+                [wp[0], wp[1], 0.0],
+                [wp[0], wp[1], -o.top],
+                [s[0], s[1], 0.0],
+            ] {
+                pts.push(self.cam.project(p)?);
+            }
         }
-        let mut bb = [
-            f64::INFINITY,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-            f64::NEG_INFINITY,
-        ];
-        for p in pts {
-            let Some(q) = self.cam.project(p) else {
-                return [0.0, 0.0, w, h];
-            };
-            bb = [
-                bb[0].min(q[0]),
-                bb[1].min(q[1]),
-                bb[2].max(q[0]),
-                bb[3].max(q[1]),
-            ];
-        }
-        // Margin for edges bowed by distortion between the sampled points.
-        let pad = 4.0 + 0.02 * self.cam.k1.abs() * w;
-        [bb[0] - pad, bb[1] - pad, bb[2] + pad, bb[3] + pad]
+        let pad = 3.0 + 0.02 * self.cam.k1.abs() * f64::from(self.cam.width);
+        Some((convex_hull(pts), pad))
     }
+}
+
+/// The convex hull of `pts` (Andrew's monotone chain), counter-clockwise in x-right/y-up terms.
+fn convex_hull(mut pts: Vec<[f64; 2]>) -> Vec<[f64; 2]> {
+    pts.sort_by(|a, b| a[0].total_cmp(&b[0]).then(a[1].total_cmp(&b[1])));
+    let cross = |o: [f64; 2], a: [f64; 2], b: [f64; 2]| {
+        (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+    };
+    let mut hull: Vec<[f64; 2]> = Vec::with_capacity(pts.len() + 1);
+    for pass in 0..2 {
+        let start = hull.len();
+        let iter: Box<dyn Iterator<Item = &[f64; 2]>> = if pass == 0 {
+            Box::new(pts.iter())
+        } else {
+            Box::new(pts.iter().rev())
+        };
+        for &p in iter {
+            while hull.len() >= start + 2
+                && cross(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0
+            {
+                hull.pop();
+            }
+            hull.push(p);
+        }
+        hull.pop();
+    }
+    hull
+}
+
+/// Whether the pixel rectangle `r` = [x0, y0, x1, y1] comes within `pad` of convex `poly`
+/// (separating axes: the rectangle's own axes, then each polygon edge).
+fn rect_meets_polygon(r: [f64; 4], poly: &[[f64; 2]], pad: f64) -> bool {
+    let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+    for p in poly {
+        lo = [lo[0].min(p[0]), lo[1].min(p[1])];
+        hi = [hi[0].max(p[0]), hi[1].max(p[1])];
+    }
+    if hi[0] + pad < r[0] || hi[1] + pad < r[1] || lo[0] - pad > r[2] || lo[1] - pad > r[3] {
+        return false;
+    }
+    let n = poly.len();
+    if n < 3 {
+        return true;
+    }
+    // Orientation of the hull decides which side of an edge is outside.
+    let area: f64 = (0..n)
+        .map(|i| {
+            let (a, b) = (poly[i], poly[(i + 1) % n]);
+            a[0] * b[1] - a[1] * b[0]
+        })
+        .sum();
+    let sign = if area >= 0.0 { 1.0 } else { -1.0 };
+    let corners = [[r[0], r[1]], [r[2], r[1]], [r[2], r[3]], [r[0], r[3]]];
+    (0..n).all(|i| {
+        let (a, b) = (poly[i], poly[(i + 1) % n]);
+        let (ex, ey) = (b[0] - a[0], b[1] - a[1]);
+        let len = (ex * ex + ey * ey).sqrt().max(1e-9);
+        // Outward normal for a positively oriented polygon.
+        let (nx, ny) = (sign * ey / len, -sign * ex / len);
+        let nearest = corners
+            .iter()
+            .map(|c| (c[0] - a[0]) * nx + (c[1] - a[1]) * ny)
+            .fold(f64::INFINITY, f64::min);
+        nearest <= pad
+    })
 }
 
 /// Renders `spec` (made for `set`) into a picture and its ground truth.
 pub fn render_layers(set: &LayersSet, spec: &LayersSceneSpec) -> Result<LayersScene, RenderError> {
-    let cs = &spec.camera;
-    check_size(cs.width, cs.height)?;
+    check_size(spec.camera.width, spec.camera.height)?;
     let built = build(set, spec)?;
-    let cam = Camera::new(cs);
+    let r = renderer(set, spec, &built);
+    let img = rasterise(&r);
+    let image = develop(img, &spec.sensor);
+    let truth = truth(set, spec, &r, &built)?;
+    Ok(LayersScene { image, truth })
+}
+
+fn renderer<'a>(set: &LayersSet, spec: &LayersSceneSpec, built: &'a Built) -> Renderer<'a> {
+    let cam = Camera::new(&spec.camera);
     let (rows, cols) = (set.rows() as f64, set.cols() as f64);
     let reference = spec.stack.to_world([cols / 2.0, rows / 2.0]);
     let light = Lighting::new(&spec.light, reference);
@@ -546,7 +604,7 @@ pub fn render_layers(set: &LayersSet, spec: &LayersSceneSpec) -> Result<LayersSc
             .top
             .total_cmp(&built.objects[usize::from(a)].top)
     });
-    let r = Renderer {
+    Renderer {
         cam,
         table: Table::new(&spec.table, spec.seed as u32 ^ 0xa5a5),
         objects: &built.objects,
@@ -560,11 +618,23 @@ pub fn render_layers(set: &LayersSet, spec: &LayersSceneSpec) -> Result<LayersSc
         },
         lamp_horizontal: flat,
         light,
-    };
-    let img = rasterise(&r);
-    let image = develop(img, &spec.sensor);
-    let truth = truth(set, spec, &r, &built)?;
-    Ok(LayersScene { image, truth })
+    }
+}
+
+/// The bare table (no objects, shadows or sensor effects) at pixel `(px, py)` as sRGB, for
+/// tests that check what shows through holes.
+#[cfg(test)]
+pub(crate) fn bare_table_srgb(
+    set: &LayersSet,
+    spec: &LayersSceneSpec,
+    px: f64,
+    py: f64,
+) -> Result<tablejudge_rules::Srgb, RenderError> {
+    let built = build(set, spec)?;
+    let r = renderer(set, spec, &built);
+    let c = r.sample(&[], px, py).0;
+    let v = c.map(|v| crate::light::linear_to_srgb(crate::degrade::tone(v)));
+    Ok(tablejudge_rules::Srgb::new(v[0], v[1], v[2]))
 }
 
 /// Casts one ray per pixel, then four more wherever neighbouring pixels hit different things
@@ -574,28 +644,53 @@ fn rasterise(r: &Renderer) -> Linear {
     let (tx, ty) = (w.div_ceil(TILE), h.div_ceil(TILE));
     let mut tiles: Vec<Vec<u16>> = vec![Vec::new(); tx * ty];
     for &i in &r.order {
-        let b = r.bbox(&r.objects[usize::from(i)]);
-        if b[2] < 0.0 || b[3] < 0.0 || b[0] > w as f64 || b[1] > h as f64 {
-            continue;
-        }
-        let x0 = (b[0].max(0.0) as usize / TILE).min(tx - 1);
-        let y0 = (b[1].max(0.0) as usize / TILE).min(ty - 1);
-        let x1 = (b[2].min(w as f64 - 1.0).max(0.0) as usize / TILE).min(tx - 1);
-        let y1 = (b[3].min(h as f64 - 1.0).max(0.0) as usize / TILE).min(ty - 1);
-        for y in y0..=y1 {
-            for x in x0..=x1 {
-                tiles[y * tx + x].push(i);
+        let outline = r.outline(&r.objects[usize::from(i)]);
+        for ty_ in 0..ty {
+            for tx_ in 0..tx {
+                let rect = [
+                    (tx_ * TILE) as f64 - 0.5,
+                    (ty_ * TILE) as f64 - 0.5,
+                    ((tx_ + 1) * TILE) as f64 - 0.5,
+                    ((ty_ + 1) * TILE) as f64 - 0.5,
+                ];
+                // Behind the camera in part: be safe, it may touch any tile.
+                let meets = outline
+                    .as_ref()
+                    .is_none_or(|(poly, pad)| rect_meets_polygon(rect, poly, *pad));
+                if meets {
+                    tiles[ty_ * tx + tx_].push(i);
+                }
             }
         }
     }
     let mut img = Linear::new(w, h);
     let mut ids = vec![0u32; w * h];
+    // Tiles that see only the table (no object, shadow or contact darkening) are shaded on a
+    // lattice of every other pixel and interpolated: the table is most of the picture, its
+    // texture is smooth at that scale, and the lens blurs more than this anyway.
+    let (lw, lh) = (w / 2 + 2, h / 2 + 2);
+    let mut lattice: Vec<Option<[f32; 3]>> = vec![None; lw * lh];
+    let mut at = |i: usize, j: usize| -> [f32; 3] {
+        *lattice[j * lw + i].get_or_insert_with(|| r.sample(&[], (2 * i) as f64, (2 * j) as f64).0)
+    };
     for y in 0..h {
         let trow = (y / TILE) * tx;
         for x in 0..w {
             let cands = &tiles[trow + x / TILE];
-            let (c, id) = r.sample(cands, x as f64, y as f64);
             let o = (y * w + x) * 3;
+            if cands.is_empty() {
+                let (i, j) = (x / 2, y / 2);
+                let (fx, fy) = ((x % 2) as f32 * 0.5, (y % 2) as f32 * 0.5);
+                let (a, b) = (at(i, j), at(i + 1, j));
+                let (c, d) = (at(i, j + 1), at(i + 1, j + 1));
+                for k in 0..3 {
+                    let top = a[k] + (b[k] - a[k]) * fx;
+                    let bottom = c[k] + (d[k] - c[k]) * fx;
+                    img.data[o + k] = top + (bottom - top) * fy;
+                }
+                continue;
+            }
+            let (c, id) = r.sample(cands, x as f64, y as f64);
             img.data[o..o + 3].copy_from_slice(&c);
             ids[y * w + x] = id;
         }
@@ -853,4 +948,26 @@ fn truth(
         light: spec.light.clone(),
         sensor: spec.sensor.clone(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiles_meet_only_polygons_they_touch() {
+        let diamond = convex_hull(vec![
+            [10.0, 0.0],
+            [20.0, 10.0],
+            [10.0, 20.0],
+            [0.0, 10.0],
+            [10.0, 10.0],
+        ]);
+        assert_eq!(diamond.len(), 4);
+        assert!(rect_meets_polygon([8.0, 8.0, 12.0, 12.0], &diamond, 0.0));
+        // In the diamond's bounding box but outside it, past its top-left edge.
+        assert!(!rect_meets_polygon([0.0, 0.0, 3.0, 3.0], &diamond, 0.0));
+        assert!(rect_meets_polygon([0.0, 0.0, 3.0, 3.0], &diamond, 3.0));
+        assert!(!rect_meets_polygon([30.0, 30.0, 40.0, 40.0], &diamond, 1.0));
+    }
 }

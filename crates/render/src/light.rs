@@ -179,7 +179,9 @@ pub(crate) struct Lighting {
     /// Unit vector from the table towards the lamp (from the reference point), z up (< 0).
     pub to_lamp: [f64; 3],
     pub lamp_size: f64,
+    /// Shadow bands with their trigonometry done: `Edge` normals as unit vectors.
     shadows: Vec<ShadowSpec>,
+    edge_normals: Vec<[f64; 2]>,
     glares: Vec<([f64; 2], [f64; 4], f64, f64)>,
 }
 
@@ -227,6 +229,17 @@ impl Lighting {
             to_lamp: [dx / n, dy / n, -h / n],
             lamp_size: spec.lamp_size.max(1e-3),
             shadows: spec.shadows.clone(),
+            edge_normals: spec
+                .shadows
+                .iter()
+                .map(|s| match s {
+                    ShadowSpec::Edge { normal_deg, .. } => {
+                        let (sn, cs) = normal_deg.to_radians().sin_cos();
+                        [cs, sn]
+                    }
+                    ShadowSpec::Arm { .. } => [0.0, 0.0],
+                })
+                .collect(),
             glares,
         }
     }
@@ -256,7 +269,7 @@ impl Lighting {
     #[inline]
     pub fn band_visibility(&self, p: [f64; 2]) -> f64 {
         let mut v = 1.0;
-        for s in &self.shadows {
+        for (s, n) in self.shadows.iter().zip(&self.edge_normals) {
             match *s {
                 ShadowSpec::Arm {
                     from,
@@ -276,12 +289,11 @@ impl Lighting {
                 }
                 ShadowSpec::Edge {
                     point,
-                    normal_deg,
                     softness,
                     depth,
+                    ..
                 } => {
-                    let n = normal_deg.to_radians();
-                    let d = (p[0] - point[0]) * n.cos() + (p[1] - point[1]) * n.sin();
+                    let d = (p[0] - point[0]) * n[0] + (p[1] - point[1]) * n[1];
                     let s = softness.max(1e-3);
                     v *= 1.0 - depth * smoothstep(-s, s, d);
                 }

@@ -237,10 +237,10 @@ impl Shape {
                 let grid = [0.0, 0.0, *cols as f64, *rows as f64];
                 let mut covered = overlap(b, self.bounds()) - overlap(b, grid);
                 if overlap(b, grid) > 0.0 {
-                    let c0 = b[0].floor().max(0.0) as usize;
-                    let r0 = b[1].floor().max(0.0) as usize;
-                    let c1 = (b[2].floor().max(0.0) as usize).min(cols - 1);
-                    let r1 = (b[3].floor().max(0.0) as usize).min(rows - 1);
+                    let c0 = b[0].max(0.0) as usize;
+                    let r0 = b[1].max(0.0) as usize;
+                    let c1 = (b[2].max(0.0) as usize).min(cols - 1);
+                    let r1 = (b[3].max(0.0) as usize).min(rows - 1);
                     for row in r0..=r1 {
                         for col in c0..=c1 {
                             if cells[row * cols + col].is_some() {
