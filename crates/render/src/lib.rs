@@ -6,10 +6,41 @@
 //! Pixel coordinates follow imageproc and OpenCV: the centre of pixel `(x, y)` is at `(x, y)`,
 //! so the outer edge of a cell that starts at pixel column 10 lies at x = 9.5.
 //!
-//! This is the start: a flat fronto-parallel grid in its frame, and a perspective view of it.
-//! Lighting, glare, noise, compression and distractors come with the full scene renderer.
+//! Two levels:
+//!
+//! - [`render_grid`] and [`Scene::perspective`]: a flat fronto-parallel grid in its frame and a
+//!   perspective view of it, for small unit tests.
+//! - [`render_layers`]: a photo-like Layers+ scene — a stack of layers with holes on a player
+//!   card, on a busy table, with distractors, seen by a random camera under random light, with
+//!   blur, noise and JPEG — and its ground truth ([`LayersTruth`]). Every random choice is
+//!   made up front by [`LayersSceneSpec::random`], so a spec renders to the same pixels every
+//!   time.
 
 #![forbid(unsafe_code)]
+
+mod camera;
+mod degrade;
+mod font;
+mod layers_render;
+mod layers_scene;
+#[cfg(test)]
+mod layers_tests;
+mod light;
+mod objects;
+mod table;
+
+pub use camera::CameraSpec;
+pub use degrade::{encode_jpeg, SensorSpec};
+pub use layers_render::{
+    render_layers, CellTruth, Corners, DistractorTruth, LayerTruth, LayersScene, LayersTruth,
+    LooseLayerTruth, MissionTruth, TRUTH_FORMAT,
+};
+pub use layers_scene::{
+    Degradation, DigitPlace, Distractors, LayersSceneSpec, LooseLayerSpec, MaterialSpec,
+    MissionCardSpec, SceneOptions, StackChoice, StackLayerSpec, StackSpec, TokenSpec,
+};
+pub use light::{kelvin_to_linear_rgb, GlareSpec, LightSpec, ShadowSpec, NEUTRAL_KELVIN};
+pub use table::TableSpec;
 
 use image::{Rgb, RgbImage};
 use imageproc::geometric_transformations::{warp_into, Interpolation, Projection};
@@ -67,6 +98,20 @@ pub enum RenderError {
     TooLarge,
     #[error("the corners {0:?} do not form a proper quadrilateral")]
     DegenerateQuad(Quad),
+    #[error("image size {width}×{height} is out of range: each side must be 16..=16384 pixels")]
+    ImageSize { width: u32, height: u32 },
+    #[error("layer {0:?} is not in the set")]
+    UnknownLayer(String),
+    #[error("mission {0:?} is not in the set")]
+    UnknownMission(String),
+    #[error("no stack could be made for mission {0:?}: it has no solution with its layer count")]
+    NoSolution(String),
+    #[error(transparent)]
+    Stack(#[from] tablejudge_rules::layers::StackError),
+    #[error("a scene with {0} objects is too large to render (at most 65535)")]
+    TooManyObjects(usize),
+    #[error("JPEG encoding failed: {0}")]
+    Jpeg(String),
 }
 
 const MAX_SIDE: u64 = 32768;
