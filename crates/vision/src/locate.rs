@@ -78,6 +78,10 @@ pub struct Quality {
     pub surround: f32,
     /// Fraction of cells inside the photo.
     pub visible: f32,
+    /// The outer border is a sharp step exactly where the lattice says, not a fraction of a
+    /// cell inside or outside. Not part of `total`: the fine stage ranks near copies of one
+    /// lattice by `total × border`.
+    pub border: f32,
     /// The product of the three scores: the hypothesis' quality.
     pub total: f32,
 }
@@ -90,7 +94,9 @@ pub struct Candidate {
     pub corners: Quad,
     pub source: Source,
     pub quality: Quality,
-    /// `quality.total × √(area / photo area)`: how much this grid stands out.
+    /// How much this grid stands out: `min(1, quality.total / 0.3) × √(area / photo area)`.
+    /// Quality saturates, so two clearly readable grids of the same size are equally
+    /// prominent whatever their patterns.
     pub prominence: f32,
     /// Part of the cell area or its surround lies outside the photo.
     pub touches_border: bool,
@@ -173,12 +179,44 @@ impl Locator {
                 corners,
                 source: hyp.source,
                 quality,
-                prominence: quality.total * area.max(0.0).sqrt(),
+                prominence: prominence(quality.total, area),
                 touches_border: touches,
                 fill: hyp.fill,
             });
         }
-        let (grids, same_grid_runner_up) = group(scored, rows, cols);
+        let mut groups = group(scored);
+        // Fine stage: the leading hypotheses of the leading grids again, at twice the
+        // resolution and with the sharpness of the border, which tells a frame's inner edge
+        // from a lattice a fifth of a cell outside it.
+        let mut same_grid_runner_up = None;
+        for (n, (lead, members)) in groups.iter_mut().take(3).enumerate() {
+            let mut pool: Vec<Candidate> = std::iter::once(*lead)
+                .chain(members.iter().copied())
+                .collect();
+            pool.sort_by(|a, b| b.quality.total.total_cmp(&a.quality.total));
+            let floor = 0.6 * pool[0].quality.total;
+            pool.retain(|c| c.quality.total >= floor);
+            pool.truncate(6);
+            for c in pool.iter_mut() {
+                let quad = c
+                    .corners
+                    .map(|[x, y]| [(x + 0.5) / scale - 0.5, (y + 0.5) / scale - 0.5]);
+                let (q, _) = self.score(&quad, rows, cols, 2 * k, c.fill)?;
+                let area = signed_area(&quad) / (w * h);
+                c.quality = q;
+                c.prominence = prominence(q.total, area);
+            }
+            // The border decides between near copies of one lattice; the quality itself (and
+            // so the prominence) stays a measure of how well a lattice explains the cells.
+            let fine = |c: &Candidate| c.quality.total * c.quality.border;
+            pool.sort_by(|a, b| fine(b).total_cmp(&fine(a)));
+            *lead = pool[0];
+            if n == 0 {
+                same_grid_runner_up = runner_up(lead, &pool[1..], rows, cols);
+            }
+        }
+        groups.sort_by(|a, b| b.0.prominence.total_cmp(&a.0.prominence));
+        let grids = groups.into_iter().map(|(g, _)| g).collect();
         Ok(Located {
             grids,
             same_grid_runner_up,
@@ -386,6 +424,11 @@ impl Locator {
     }
 }
 
+/// See [`Candidate::prominence`].
+fn prominence(quality: f32, area_fraction: f32) -> f32 {
+    (quality / 0.3).min(1.0) * area_fraction.max(0.0).sqrt()
+}
+
 /// Angles between 20° and 160°, no side shorter than 3 px.
 fn well_shaped(q: &Quad) -> bool {
     (0..4).all(|i| {
@@ -417,7 +460,16 @@ fn hypotheses(
         .collect();
     outlines.sort_by(|a, b| b.area.total_cmp(&a.area));
     let turns: &[usize] = if rows == cols { &[0] } else { &[0, 1] };
-    let mut hyps: Vec<Hyp> = Vec::new();
+    // Lattice blocks first: of near-duplicates the first is kept, and a lattice carries the
+    // cells' fill (the gap between patches), which an outline does not know.
+    let mut hyps: Vec<Hyp> = lattice_blocks(blobs, rows, cols, w, h)?
+        .into_iter()
+        .map(|b| Hyp {
+            quad: b.quad,
+            source: Source::Lattice,
+            fill: b.fill,
+        })
+        .collect();
     let want = cols as f32 / rows as f32;
     for (n, b) in outlines.iter().enumerate() {
         for &t in turns {
@@ -452,14 +504,6 @@ fn hypotheses(
                 }
             }
         }
-    }
-    let cells: Vec<Blob> = blobs.to_vec();
-    for b in lattice_blocks(&cells, rows, cols, w, h)? {
-        hyps.push(Hyp {
-            quad: b.quad,
-            source: Source::Lattice,
-            fill: b.fill,
-        });
     }
     // Near-duplicates (the same quad from two maps) cost time and say nothing new.
     let mut unique: Vec<Hyp> = Vec::with_capacity(hyps.len());
@@ -647,14 +691,92 @@ fn lattice_quality(
         uniform,
         surround,
         visible: visible_frac,
+        border: border_sharpness(px, mask, rows, cols, k, fill),
         total: edges * uniform * surround,
     }
 }
 
-/// Groups candidates into physical grids (one's centre inside the other's cell area) and
-/// ranks them; also finds the winning grid's best substantially different hypothesis.
-fn group(mut all: Vec<Candidate>, rows: usize, cols: usize) -> (Vec<Candidate>, Option<Candidate>) {
-    all.sort_by(|a, b| b.quality.total.total_cmp(&a.quality.total));
+/// How much of the step across the outer border happens within an eighth of a cell of where
+/// the lattice puts the coloured area's edge (for gapped patches, half a gap inside the
+/// lattice) rather than a fifth to a quarter of a cell inside or outside it.
+fn border_sharpness(
+    px: &[u8],
+    mask: Option<&[u8]>,
+    rows: usize,
+    cols: usize,
+    k: usize,
+    fill: f32,
+) -> f32 {
+    let o = (k / 2) as isize;
+    let pw = (cols + 1) * k;
+    let ph = (rows + 1) * k;
+    let inset = ((1.0 - fill.clamp(0.3, 1.0)) / 2.0 * k as f32).round() as isize;
+    let ok = |x: isize, y: isize| {
+        x >= 0
+            && y >= 0
+            && (x as usize) < pw
+            && (y as usize) < ph
+            && mask.is_none_or(|m| m[y as usize * pw + x as usize] == 255)
+    };
+    let at = |x: isize, y: isize| {
+        let i = (y as usize * pw + x as usize) * 3;
+        &px[i..i + 3]
+    };
+    // Mean step across the border at offset t (pixels, positive inward) over one side.
+    let (kk, r, c) = (k as isize, rows as isize, cols as isize);
+    let side_step = |side: usize, t: isize| -> Option<f32> {
+        let (mut sum, mut n) = (0.0f32, 0.0f32);
+        let len = if side % 2 == 0 { c * kk } else { r * kk };
+        for s in kk / 4..len - kk / 4 {
+            // (a, b): the two pixels either side of the boundary at offset t.
+            let (a, b) = match side {
+                0 => ((o + s, o + inset + t - 1), (o + s, o + inset + t)),
+                1 => (
+                    (o + c * kk - inset - t, o + s),
+                    (o + c * kk - inset - t - 1, o + s),
+                ),
+                2 => (
+                    (o + s, o + r * kk - inset - t),
+                    (o + s, o + r * kk - inset - t - 1),
+                ),
+                _ => ((o + inset + t - 1, o + s), (o + inset + t, o + s)),
+            };
+            if ok(a.0, a.1) && ok(b.0, b.1) {
+                let (pa, pb) = (at(a.0, a.1), at(b.0, b.1));
+                sum += (0..3)
+                    .map(|i| f32::from(pa[i].abs_diff(pb[i])))
+                    .sum::<f32>();
+                n += 1.0;
+            }
+        }
+        (n > 0.0).then(|| sum / n)
+    };
+    let near = (kk / 5).max(2);
+    let far = (kk / 4).max(near + 1);
+    let (mut line, mut off) = (0.0f32, 0.0f32);
+    for side in 0..4 {
+        let best = |ts: &[isize]| {
+            ts.iter()
+                .filter_map(|&t| side_step(side, t))
+                .fold(0.0f32, f32::max)
+        };
+        line += best(&[-1, 0, 1]);
+        off += best(&[-far, -near, near, far]);
+    }
+    line / (line + off + 6.0)
+}
+
+/// Groups candidates into physical grids (one's centre inside the other's cell area): each
+/// grid's best candidate and the others, grids by prominence.
+fn group(mut all: Vec<Candidate>) -> Vec<(Candidate, Vec<Candidate>)> {
+    // A lattice of separately detected patches with gaps between them pins the pitch; an
+    // outline drawn around the same patches is half a gap short on every side and scores
+    // about as well, so gapped lattices are preferred by a margin.
+    let rank = |c: &Candidate| {
+        let gapped = c.source == Source::Lattice && c.fill < 0.95;
+        c.quality.total * if gapped { 1.25 } else { 1.0 }
+    };
+    all.sort_by(|a, b| rank(b).total_cmp(&rank(a)));
     let mut grids: Vec<(Candidate, Vec<Candidate>)> = Vec::new();
     for c in all {
         let cc = centre(&c.corners);
@@ -667,21 +789,29 @@ fn group(mut all: Vec<Candidate>, rows: usize, cols: usize) -> (Vec<Candidate>, 
         }
     }
     grids.sort_by(|a, b| b.0.prominence.total_cmp(&a.0.prominence));
-    let runner_up = grids.first().and_then(|(lead, members)| {
-        let cell = (signed_area(&lead.corners).max(1.0) / (rows * cols) as f32).sqrt();
-        members
-            .iter()
-            .find(|m| {
-                // Compare in every corner order: the same quad listed from another corner is
-                // the same lattice.
-                (0..4).all(|t| {
-                    let q = turn(&m.corners, t);
-                    (0..4).any(|i| dist(q[i], lead.corners[i]) > 0.45 * cell)
-                })
+    grids
+}
+
+/// The best member that is a substantially different lattice from `lead`.
+fn runner_up(
+    lead: &Candidate,
+    members: &[Candidate],
+    rows: usize,
+    cols: usize,
+) -> Option<Candidate> {
+    let cell = (signed_area(&lead.corners).max(1.0) / (rows * cols) as f32).sqrt();
+    members
+        .iter()
+        .filter(|m| {
+            // Compare in every corner order: the same quad listed from another corner is
+            // the same lattice.
+            (0..4).all(|t| {
+                let q = turn(&m.corners, t);
+                (0..4).any(|i| dist(q[i], lead.corners[i]) > 0.45 * cell)
             })
-            .copied()
-    });
-    (grids.into_iter().map(|(g, _)| g).collect(), runner_up)
+        })
+        .max_by(|a, b| a.quality.total.total_cmp(&b.quality.total))
+        .copied()
 }
 
 /// The corner order that shows the grid most upright: among the orders that keep side 0→1

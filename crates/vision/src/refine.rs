@@ -94,14 +94,22 @@ pub fn refine(
 ) -> Quad {
     let mut quad = *corners;
     let (r, c) = (rows as f32, cols as f32);
-    let d = ((1.0 - fill) / 2.0).clamp(0.0, 0.4);
-    let edge_box = rect(d, d, c - d, r - d);
+    let mut fill = fill;
     let cell = (signed_area(corners).max(1.0) / (r * c)).sqrt();
     let mut window = params.window;
     for _ in 0..params.iterations {
         let Some(g) = homography_4(&rect(0.0, 0.0, c, r), &quad) else {
             return quad;
         };
+        // Patches with gaps: measure the gap where two patches face each other, so the
+        // lattice is placed half a gap outside the outer patches' edges whatever the gap.
+        if fill < 0.98 {
+            if let Some(f) = measure_fill(look, &g, rows, cols, params.min_step) {
+                fill = f;
+            }
+        }
+        let d = ((1.0 - fill) / 2.0).clamp(0.0, 0.4);
+        let edge_box = rect(d, d, c - d, r - d);
         let mut lines: [Option<Line>; 4] = [None; 4];
         for (side, line) in lines.iter_mut().enumerate() {
             let (a, b) = (edge_box[side], edge_box[(side + 1) % 4]);
@@ -218,6 +226,69 @@ fn edge_point(
     // grad[i] sits at profile[i + 1].
     let s = (best as f32 + 1.0 + offset.clamp(-0.5, 0.5)) * step;
     Some([f64::from(lo[0] + s * dir[0]), f64::from(lo[1] + s * dir[1])])
+}
+
+/// The fraction of the pitch a patch fills, from the gaps on interior lattice lines: across
+/// each line, in every cell row (or column), the strongest step on either side of the line
+/// is a patch edge; the median distance between the two is the gap.
+fn measure_fill(
+    look: &Lookup<'_>,
+    g: &crate::rectify::Homography,
+    rows: usize,
+    cols: usize,
+    min_step: f32,
+) -> Option<f32> {
+    let mut gaps = Vec::new();
+    let mut probe = |a: [f32; 2], b: [f32; 2]| {
+        // Lattice points a → b, 0.8 cells apart, centred on the line.
+        let (pa, pb) = (apply_homography(g, a)?, apply_homography(g, b)?);
+        let len = dist(pa, pb);
+        let n = (len / 0.5).ceil().max(8.0) as usize;
+        let prof: Option<Vec<[f32; 3]>> = (0..=n)
+            .map(|i| {
+                let t = i as f32 / n as f32;
+                look.rgb([pa[0] + t * (pb[0] - pa[0]), pa[1] + t * (pb[1] - pa[1])])
+            })
+            .collect();
+        let prof = prof?;
+        let step = len / n as f32;
+        let grad: Vec<f32> = (1..n)
+            .map(|i| {
+                (0..3)
+                    .map(|ch| (prof[i + 1][ch] - prof[i - 1][ch]).abs())
+                    .sum::<f32>()
+                    / (2.0 * step)
+            })
+            .collect();
+        let half = grad.len() / 2;
+        let peak = |range: std::ops::Range<usize>| {
+            range
+                .max_by(|&x, &y| grad[x].total_cmp(&grad[y]))
+                .filter(|&i| grad[i] >= min_step)
+        };
+        let (l, r) = (peak(0..half)?, peak(half..grad.len())?);
+        // grad[i] is at profile index i + 1; the probe spans 0.8 cells.
+        gaps.push((r - l) as f32 / n as f32 * 0.8);
+        Some(())
+    };
+    for j in 1..cols {
+        for i in 0..rows {
+            let (x, y) = (j as f32, i as f32 + 0.5);
+            probe([x - 0.4, y], [x + 0.4, y]);
+        }
+    }
+    for i in 1..rows {
+        for j in 0..cols {
+            let (x, y) = (j as f32 + 0.5, i as f32);
+            probe([x, y - 0.4], [x, y + 0.4]);
+        }
+    }
+    if gaps.len() < 3 {
+        return None;
+    }
+    gaps.sort_by(f32::total_cmp);
+    let gap = gaps[gaps.len() / 2];
+    (0.0..0.6).contains(&gap).then_some(1.0 - gap)
 }
 
 /// A line through the points, refitted without those more than 2.5 robust deviations (at least
