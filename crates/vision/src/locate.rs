@@ -76,13 +76,15 @@ pub struct Quality {
     pub uniform: f32,
     /// The surround does not look like more cells of the same lattice.
     pub surround: f32,
+    /// Fraction of interior lattice lines along which some step is seen.
+    pub lines: f32,
     /// Fraction of cells inside the photo.
     pub visible: f32,
     /// The outer border is a sharp step exactly where the lattice says, not a fraction of a
     /// cell inside or outside. Not part of `total`: the fine stage ranks near copies of one
     /// lattice by `total × border`.
     pub border: f32,
-    /// The product of the three scores: the hypothesis' quality.
+    /// The hypothesis' quality: `edges × uniform × surround × (1 + lines) / 2`.
     pub total: f32,
 }
 
@@ -696,6 +698,45 @@ fn lattice_quality(
         }
     }
     let (band, inner) = (band / nb.max(1.0), inner / ni.max(1.0));
+    // Line support: an interior lattice line along which there is no step anywhere is what
+    // a lattice at half the true pitch looks like (real grids have some such lines too, where
+    // whole rows repeat, so this only tempers the score).
+    let step_at = |a: &[u8], b: &[u8]| diff(a, b);
+    let mut lines = 0usize;
+    let mut supported = 0usize;
+    for j in 1..cols {
+        let x = o + j * k; // boundary between pixel columns x - 1 and x
+        let (mut sum, mut n) = (0.0f32, 0.0f32);
+        for y in o..o + rows * k {
+            for xx in [x - 1, x] {
+                if ok(xx - 1, y) && ok(xx, y) {
+                    sum += step_at(at(xx - 1, y), at(xx, y));
+                    n += 1.0;
+                }
+            }
+        }
+        lines += 1;
+        supported += usize::from(n > 0.0 && sum / n >= (3.0 * inner).max(8.0));
+    }
+    for i in 1..rows {
+        let y = o + i * k;
+        let (mut sum, mut n) = (0.0f32, 0.0f32);
+        for x in o..o + cols * k {
+            for yy in [y - 1, y] {
+                if ok(x, yy - 1) && ok(x, yy) {
+                    sum += step_at(at(x, yy - 1), at(x, yy));
+                    n += 1.0;
+                }
+            }
+        }
+        lines += 1;
+        supported += usize::from(n > 0.0 && sum / n >= (3.0 * inner).max(8.0));
+    }
+    let line_support = if lines == 0 {
+        1.0
+    } else {
+        supported as f32 / lines as f32
+    };
     let edges = ((band - inner) / (band + 6.0)).clamp(0.0, 1.0);
     let uniform = ((contrast - 2.0 * sigma) / (contrast + 4.0)).clamp(0.0, 1.0);
     // The surround: per-cell segments of a strip 0.1–0.4 cells outside each side.
@@ -733,7 +774,8 @@ fn lattice_quality(
         surround,
         visible: visible_frac,
         border: 0.0,
-        total: edges * uniform * surround,
+        lines: line_support,
+        total: edges * uniform * surround * (0.5 + 0.5 * line_support),
     }
 }
 

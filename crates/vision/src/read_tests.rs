@@ -322,3 +322,71 @@ fn a_5x5_grid_is_not_read_as_4x4() {
         ),
     }
 }
+
+#[test]
+fn glare_over_a_row_asks_to_tilt_the_card() {
+    let palette = layers_palette();
+    let (mut img, corners, _) = stack_scene(0.0, 0.0, WARM, 21);
+    // A specular highlight over the middle of the second row: saturated in all channels.
+    let g = homography_4(&rect(0.0, 0.0, 4.0, 4.0), &corners).unwrap();
+    let to_grid = invert(&g).unwrap();
+    for (x, y, p) in img.enumerate_pixels_mut() {
+        let [gx, gy] = apply_homography(&to_grid, [x as f32, y as f32]).unwrap();
+        if ((gx - 2.0) / 1.1).hypot((gy - 1.5) / 0.3) < 1.0 {
+            p.0 = [255, 255, 255];
+        }
+    }
+    let err = read_grid(&img, 4, 4, Some(&palette), &ReadOptions::default()).unwrap_err();
+    assert!(matches!(err, ReadError::Glare { .. }), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "glare over row 2: tilt the card or move the light"
+    );
+}
+
+#[test]
+fn a_calibrated_camera_s_lens_distortion_is_undone() {
+    use crate::camera::Camera;
+    let palette = layers_palette();
+    let (ideal, ideal_corners, truth) = stack_scene(20.0, 25.0, COOL, 22);
+    // Strong barrel distortion: what this camera records at p is the ideal image at
+    // undistort(p).
+    let cam = Camera {
+        fx: 500.0,
+        fy: 500.0,
+        cx: 320.0,
+        cy: 240.0,
+        dist: [-0.3, 0.08, 0.0, 0.0, 0.0],
+    };
+    let photo = image::RgbImage::from_fn(640, 480, |x, y| {
+        let [u, v] = cam.undistort([f64::from(x), f64::from(y)]);
+        let (u, v) = (
+            u.round().clamp(0.0, 639.0) as u32,
+            v.round().clamp(0.0, 479.0) as u32,
+        );
+        *ideal.get_pixel(u, v)
+    });
+    let distorted_corners = ideal_corners.map(|p| {
+        let q = cam.distort([f64::from(p[0]), f64::from(p[1])]);
+        [q[0] as f32, q[1] as f32]
+    });
+    let options = ReadOptions {
+        camera: Some(cam),
+        ..ReadOptions::default()
+    };
+    let got = read_grid(&photo, 4, 4, Some(&palette), &options).unwrap();
+    // Corners are reported where they are in the photo (distorted).
+    let err = corner_error(&got.corners, &distorted_corners);
+    assert!(
+        err < 1.5,
+        "corners off by {err}: {:?} vs {distorted_corners:?}",
+        got.corners
+    );
+    let labels = got.cells.map(|c| c.label.unwrap());
+    // Compare in ideal coordinates, where the grid is a homography of its lattice.
+    let read_ideal = got.corners.map(|p| {
+        let q = cam.undistort([f64::from(p[0]), f64::from(p[1])]);
+        [q[0] as f32, q[1] as f32]
+    });
+    assert_eq!(labels, expected_under(&truth, &ideal_corners, &read_ideal));
+}
