@@ -1,4 +1,6 @@
-//! Photos to grids: rectify, sample cells, normalise colour, classify.
+//! Photos to grids: locate, refine, rectify, sample cells, normalise colour, classify.
+//!
+//! The entry point is [`read_grid`] (module [`read`]).
 //!
 //! One module per technique (imageproc/kornia style). OpenCV lives here and never leaks out:
 //! the public API takes and returns [`image::RgbImage`] and the rules crate's types; only
@@ -9,19 +11,30 @@
 
 #![forbid(unsafe_code)]
 
+pub mod camera;
 pub mod classify;
 pub mod colour;
 pub mod error;
+pub mod geom;
+pub mod lattice;
+pub mod locate;
 pub mod mat;
 pub mod observation;
+pub mod read;
 pub mod rectify;
+pub mod refine;
 pub mod sample;
 pub mod white_balance;
 
+pub use camera::Camera;
 pub use classify::{Classifier, ClassifierParams, Reading};
 pub use colour::{Lab, LinRgb, Xyz};
 pub use error::VisionError;
+pub use locate::{Candidate, LocateParams, Located, Locator};
 pub use observation::Observation;
+pub use read::{
+    read_grid, ColourCorrection, Diagnostics, GridReader, GridReading, ReadError, ReadOptions,
+};
 pub use rectify::{GridSize, Quad, Rectified};
 pub use sample::{CellSample, SampleParams};
 pub use white_balance::WhiteBalance;
@@ -77,3 +90,8 @@ mod pipeline_tests {
         assert_eq!(o.readings().unwrap(), readings);
     }
 }
+
+#[cfg(test)]
+mod read_tests;
+#[cfg(test)]
+mod test_scene;

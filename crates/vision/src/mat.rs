@@ -4,9 +4,10 @@
 //! error; both are handled here so no other module has to remember.
 
 use image::RgbImage;
-use opencv::core::{Mat, Scalar, CV_8UC1, CV_8UC3};
-use opencv::imgcodecs;
+use opencv::boxed_ref::BoxedRef;
+use opencv::core::{Mat, Scalar, Vec3b, Vector, CV_8UC1, CV_8UC3};
 use opencv::prelude::*;
+use opencv::{imgcodecs, imgproc};
 
 use crate::error::VisionError;
 
@@ -75,6 +76,85 @@ pub fn read_rgb(path: &std::path::Path) -> Result<RgbImage, VisionError> {
         return Err(VisionError::EmptyImage(name.into_owned()));
     }
     mat_to_rgb(&mat)
+}
+
+/// A zero-copy 8-bit 3-channel `Mat` over the pixels of `img`, in RGB order (not BGR):
+/// callers that convert colour must use the `RGB` conversion codes.
+pub(crate) fn rgb_view(img: &RgbImage) -> Result<BoxedRef<'_, Mat>, VisionError> {
+    let (w, h) = dims(img)?;
+    Mat::new_rows_cols_with_bytes::<Vec3b>(h, w, img.as_raw())
+        .map_err(VisionError::opencv("viewing an image as a Mat"))
+}
+
+/// Copies an 8-bit 3-channel `Mat` that already holds RGB (made from [`rgb_view`]) into an
+/// image, without swapping channels.
+pub(crate) fn rgb_mat_to_image(mat: &Mat) -> Result<RgbImage, VisionError> {
+    if mat.empty() || mat.typ() != CV_8UC3 {
+        return Err(VisionError::UnsupportedMat {
+            typ: mat.typ(),
+            channels: mat.channels(),
+        });
+    }
+    let (w, h) = (mat.cols(), mat.rows());
+    let mut out = RgbImage::new(w.unsigned_abs(), h.unsigned_abs());
+    {
+        let mut dst = Mat::new_rows_cols_with_bytes_mut::<Vec3b>(h, w, &mut out)
+            .map_err(VisionError::opencv("viewing an image as a Mat"))?;
+        mat.copy_to(&mut dst)
+            .map_err(VisionError::opencv("copying a Mat"))?;
+    }
+    Ok(out)
+}
+
+/// Decodes an encoded photo (JPEG, PNG, … anything OpenCV reads) held in memory into RGB.
+/// The colour-order conversion writes straight into the returned image's buffer.
+pub fn decode_rgb(bytes: &[u8]) -> Result<RgbImage, VisionError> {
+    let buf = Vector::<u8>::from_slice(bytes);
+    let bgr = imgcodecs::imdecode(&buf, imgcodecs::IMREAD_COLOR)
+        .map_err(VisionError::opencv("decoding an image"))?;
+    bgr_mat_to_rgb(&bgr)
+}
+
+/// Copies a decoded 8-bit BGR `Mat` into a new RGB image with one OpenCV colour conversion
+/// (no per-pixel Rust loop).
+pub fn bgr_mat_to_rgb(bgr: &Mat) -> Result<RgbImage, VisionError> {
+    if bgr.empty() {
+        return Err(VisionError::EmptyImage("decoded image".into()));
+    }
+    if bgr.typ() != CV_8UC3 {
+        return Err(VisionError::UnsupportedMat {
+            typ: bgr.typ(),
+            channels: bgr.channels(),
+        });
+    }
+    let (w, h) = (bgr.cols(), bgr.rows());
+    let mut out = RgbImage::new(w.unsigned_abs(), h.unsigned_abs());
+    {
+        let mut dst = Mat::new_rows_cols_with_bytes_mut::<Vec3b>(h, w, &mut out)
+            .map_err(VisionError::opencv("viewing an image as a Mat"))?;
+        imgproc::cvt_color_def(bgr, &mut dst, imgproc::COLOR_BGR2RGB)
+            .map_err(VisionError::opencv("cvt_color BGR to RGB"))?;
+    }
+    Ok(out)
+}
+
+/// Encodes an RGB image as JPEG at `quality` (1..=100) with OpenCV.
+pub fn encode_jpeg(img: &RgbImage, quality: i32) -> Result<Vec<u8>, VisionError> {
+    let view = rgb_view(img)?;
+    let mut bgr = Mat::default();
+    imgproc::cvt_color_def(&view, &mut bgr, imgproc::COLOR_RGB2BGR)
+        .map_err(VisionError::opencv("cvt_color RGB to BGR"))?;
+    let mut buf = Vector::<u8>::new();
+    let params = Vector::<i32>::from_slice(&[imgcodecs::IMWRITE_JPEG_QUALITY, quality]);
+    imgcodecs::imencode(".jpg", &bgr, &mut buf, &params)
+        .map_err(VisionError::opencv("encoding a JPEG"))?;
+    Ok(buf.to_vec())
+}
+
+/// Sets how many threads OpenCV may use (`1`: everything on the calling thread, which is how
+/// the speed bar of one core is measured; `0`: OpenCV's default).
+pub fn set_opencv_threads(n: i32) -> Result<(), VisionError> {
+    opencv::core::set_num_threads(n).map_err(VisionError::opencv("set_num_threads"))
 }
 
 /// Width and height as OpenCV's `i32`, rejecting empty and oversized images.

@@ -1,0 +1,184 @@
+//! Small plane-geometry helpers in plain Rust: four-point homographies, quads, lines.
+//!
+//! These run in the inner loops of candidate scoring and refinement, where a call into OpenCV
+//! per point would cost more than the arithmetic.
+
+use crate::rectify::{apply_homography, Homography, Quad};
+
+/// The homography taking `from[i]` to `to[i]` for four point pairs (the DLT with h₃₃ = 1,
+/// solved by Gaussian elimination with partial pivoting); `None` when degenerate.
+pub fn homography_4(from: &Quad, to: &Quad) -> Option<Homography> {
+    let mut a = [[0.0f64; 9]; 8];
+    for i in 0..4 {
+        let (x, y) = (f64::from(from[i][0]), f64::from(from[i][1]));
+        let (u, v) = (f64::from(to[i][0]), f64::from(to[i][1]));
+        a[2 * i] = [x, y, 1.0, 0.0, 0.0, 0.0, -u * x, -u * y, u];
+        a[2 * i + 1] = [0.0, 0.0, 0.0, x, y, 1.0, -v * x, -v * y, v];
+    }
+    for col in 0..8 {
+        let pivot = (col..8).max_by(|&p, &q| a[p][col].abs().total_cmp(&a[q][col].abs()))?;
+        if a[pivot][col].abs() < 1e-12 {
+            return None;
+        }
+        a.swap(col, pivot);
+        for row in 0..8 {
+            if row != col {
+                let f = a[row][col] / a[col][col];
+                if f != 0.0 {
+                    let pivot_row = a[col];
+                    for (v, p) in a[row].iter_mut().zip(pivot_row).skip(col) {
+                        *v -= f * p;
+                    }
+                }
+            }
+        }
+    }
+    let h: Vec<f64> = (0..8).map(|i| a[i][8] / a[i][i]).collect();
+    let m = [[h[0], h[1], h[2]], [h[3], h[4], h[5]], [h[6], h[7], 1.0]];
+    m.iter().flatten().all(|v| v.is_finite()).then_some(m)
+}
+
+/// The inverse of a homography (by cofactors); `None` when singular.
+pub fn invert(m: &Homography) -> Option<Homography> {
+    let c =
+        |r0: usize, r1: usize, c0: usize, c1: usize| m[r0][c0] * m[r1][c1] - m[r0][c1] * m[r1][c0];
+    let adj = [
+        [c(1, 2, 1, 2), -c(0, 2, 1, 2), c(0, 1, 1, 2)],
+        [-c(1, 2, 0, 2), c(0, 2, 0, 2), -c(0, 1, 0, 2)],
+        [c(1, 2, 0, 1), -c(0, 2, 0, 1), c(0, 1, 0, 1)],
+    ];
+    let det = m[0][0] * adj[0][0] + m[0][1] * adj[1][0] + m[0][2] * adj[2][0];
+    (det.abs() > 1e-15).then(|| adj.map(|row| row.map(|v| v / det)))
+}
+
+/// The axis-aligned box `[x0, x1] × [y0, y1]` as a clockwise quad from its top-left corner.
+pub fn rect(x0: f32, y0: f32, x1: f32, y1: f32) -> Quad {
+    [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
+}
+
+/// Maps every corner of `q` through `h`; `None` if one goes to infinity.
+pub fn map_quad(h: &Homography, q: &Quad) -> Option<Quad> {
+    let mut out = [[0.0; 2]; 4];
+    for (o, &p) in out.iter_mut().zip(q) {
+        *o = apply_homography(h, p)?;
+    }
+    Some(out)
+}
+
+/// Signed area (positive when clockwise on screen, y pointing down).
+pub fn signed_area(q: &Quad) -> f32 {
+    (0..4)
+        .map(|i| {
+            let (a, b) = (q[i], q[(i + 1) % 4]);
+            a[0] * b[1] - b[0] * a[1]
+        })
+        .sum::<f32>()
+        / 2.0
+}
+
+/// The centre of a quad (mean of its corners).
+pub fn centre(q: &Quad) -> [f32; 2] {
+    let s = q.iter().fold([0.0, 0.0], |s, p| [s[0] + p[0], s[1] + p[1]]);
+    [s[0] / 4.0, s[1] / 4.0]
+}
+
+/// Whether `p` lies inside the convex clockwise quad `q`.
+pub fn inside(q: &Quad, p: [f32; 2]) -> bool {
+    (0..4).all(|i| {
+        let (a, b) = (q[i], q[(i + 1) % 4]);
+        (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]) >= 0.0
+    })
+}
+
+/// Distance between two points.
+pub fn dist(a: [f32; 2], b: [f32; 2]) -> f32 {
+    (a[0] - b[0]).hypot(a[1] - b[1])
+}
+
+/// The quad with its corner list turned by `k` places: corner `k` becomes corner 0.
+pub fn turn(q: &Quad, k: usize) -> Quad {
+    [q[k % 4], q[(k + 1) % 4], q[(k + 2) % 4], q[(k + 3) % 4]]
+}
+
+/// A line `n · p = d` with unit normal `n`, fitted to points by total least squares.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Line {
+    pub n: [f64; 2],
+    pub d: f64,
+}
+
+impl Line {
+    /// The total-least-squares line through `pts` (at least two distinct points).
+    pub fn fit(pts: &[[f64; 2]]) -> Option<Line> {
+        if pts.len() < 2 {
+            return None;
+        }
+        let k = pts.len() as f64;
+        let (mx, my) = pts.iter().fold((0.0, 0.0), |s, p| (s.0 + p[0], s.1 + p[1]));
+        let (mx, my) = (mx / k, my / k);
+        let (mut sxx, mut sxy, mut syy) = (0.0, 0.0, 0.0);
+        for p in pts {
+            let (dx, dy) = (p[0] - mx, p[1] - my);
+            sxx += dx * dx;
+            sxy += dx * dy;
+            syy += dy * dy;
+        }
+        // The normal is the eigenvector of the smaller eigenvalue of the scatter matrix.
+        let theta = 0.5 * (2.0 * sxy).atan2(sxx - syy);
+        let n = [-theta.sin(), theta.cos()];
+        let ok = (sxx + syy) > 1e-9;
+        ok.then_some(Line {
+            n,
+            d: n[0] * mx + n[1] * my,
+        })
+    }
+
+    /// Signed distance of `p` from the line.
+    pub fn distance(&self, p: [f64; 2]) -> f64 {
+        self.n[0] * p[0] + self.n[1] * p[1] - self.d
+    }
+
+    /// The intersection with another line; `None` when (nearly) parallel.
+    pub fn intersect(&self, o: &Line) -> Option<[f64; 2]> {
+        let det = self.n[0] * o.n[1] - self.n[1] * o.n[0];
+        if det.abs() < 1e-9 {
+            return None;
+        }
+        Some([
+            (self.d * o.n[1] - self.n[1] * o.d) / det,
+            (self.n[0] * o.d - self.d * o.n[0]) / det,
+        ])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn four_point_homography_maps_corners_and_inverts() {
+        let from = rect(0.0, 0.0, 4.0, 3.0);
+        let to: Quad = [[140.0, 60.0], [520.0, 95.0], [580.0, 330.0], [90.0, 300.0]];
+        let h = homography_4(&from, &to).unwrap();
+        let back = invert(&h).unwrap();
+        for i in 0..4 {
+            let p = apply_homography(&h, from[i]).unwrap();
+            assert!(dist(p, to[i]) < 1e-3, "{p:?}");
+            let q = apply_homography(&back, to[i]).unwrap();
+            assert!(dist(q, from[i]) < 1e-4, "{q:?}");
+        }
+        assert!(homography_4(&from, &[[0.0, 0.0]; 4]).is_none());
+    }
+
+    #[test]
+    fn lines_fit_and_intersect() {
+        let a = Line::fit(&[[0.0, 1.0], [2.0, 1.0], [5.0, 1.0]]).unwrap();
+        let b = Line::fit(&[[3.0, -4.0], [3.0, 0.0], [3.0, 7.0]]).unwrap();
+        let p = a.intersect(&b).unwrap();
+        assert!((p[0] - 3.0).abs() < 1e-9 && (p[1] - 1.0).abs() < 1e-9);
+        assert!(a.distance([7.0, 3.0]).abs() - 2.0 < 1e-9);
+        assert!(inside(&rect(0.0, 0.0, 2.0, 2.0), [1.0, 1.0]));
+        assert!(!inside(&rect(0.0, 0.0, 2.0, 2.0), [3.0, 1.0]));
+        assert!(signed_area(&rect(0.0, 0.0, 2.0, 3.0)) > 0.0);
+    }
+}
