@@ -23,6 +23,114 @@ pub enum Command {
     /// Layers+: stacks of double-sided layers with holes vs a mission card.
     #[command(subcommand)]
     Layers(LayersCommand),
+    /// Coloured grids in photos.
+    #[command(subcommand)]
+    Grid(GridCommand),
+    /// Synthetic photos with ground truth, for tests, evaluation and demos.
+    #[command(subcommand)]
+    Render(RenderCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GridCommand {
+    /// Find the most prominent ROWS×COLS grid of coloured cells in a photo and read it.
+    ///
+    /// Exit 0 when read; 3 when no grid could be read confidently (the message says what to
+    /// retake); 2 for bad input.
+    Read {
+        /// The photo (JPEG or PNG).
+        photo: PathBuf,
+        #[arg(long)]
+        rows: usize,
+        #[arg(long)]
+        cols: usize,
+        /// A palette file: each cell gets a label and a confidence.
+        #[arg(long)]
+        palette: Option<PathBuf>,
+        /// With a palette, cells below this confidence make the read undecided.
+        #[arg(long, default_value_t = 0.8)]
+        min_confidence: f32,
+        #[command(flatten)]
+        photo_options: PhotoOptions,
+        #[command(flatten)]
+        output: Output,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RenderCommand {
+    /// Render Layers+ scenes of a set: JPEG photos with `.truth.json` ground truth beside them.
+    Layers {
+        /// The Layers+ set file.
+        #[arg(long)]
+        set: PathBuf,
+        /// The folder to write into (created if missing).
+        #[arg(long)]
+        out: PathBuf,
+        /// How many scenes.
+        #[arg(long, default_value_t = 1)]
+        n: usize,
+        /// Random seed: the same seed renders the same scenes.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Image size, WIDTHxHEIGHT.
+        #[arg(long, default_value = "1920x1080", value_parser = parse_size)]
+        size: (u32, u32),
+        /// How degraded the photos are.
+        #[arg(long, value_enum, default_value_t = DegradationArg::Realistic)]
+        degradation: DegradationArg,
+        /// Build the stack from this mission's solution (a random mission when omitted).
+        #[arg(long)]
+        mission: Option<String>,
+        /// A near-miss: the mission's solution with one layer changed.
+        #[arg(long)]
+        near_miss: bool,
+        /// Which distractors may lie on the table.
+        #[arg(long, value_enum, default_value_t = DistractorsArg::Some)]
+        distractors: DistractorsArg,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DegradationArg {
+    Clean,
+    Realistic,
+    Harsh,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DistractorsArg {
+    /// Only the player card and the stack.
+    None,
+    /// Mixed, as at a real game (the mission card usually there).
+    Some,
+    /// Every kind of distractor that fits.
+    All,
+}
+
+fn parse_size(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("{s:?} is not WIDTHxHEIGHT, e.g. 1920x1080"))?;
+    let n = |v: &str| {
+        v.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|&v| (16..=16384).contains(&v))
+            .ok_or_else(|| format!("{v:?} is not a size in pixels (16 to 16384)"))
+    };
+    Ok((n(w)?, n(h)?))
+}
+
+/// Options of every command that reads a photo.
+#[derive(Debug, Clone, Args)]
+pub struct PhotoOptions {
+    /// Write the photo with the found grid, each cell's reading and the doubtful cells marked.
+    #[arg(long, value_name = "OUT.png")]
+    pub annotate: Option<PathBuf>,
+    /// A lens calibration (tablejudge/camera@1): corners and cells are found undistorted.
+    #[arg(long, value_name = "FILE")]
+    pub camera_calibration: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

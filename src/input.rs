@@ -39,3 +39,16 @@ pub fn load_layers_set(path: &Path) -> Result<tablejudge_rules::layers::LayersSe
         .into()),
     }
 }
+
+/// Reads a palette file (`tablejudge/palette@1`).
+pub fn load_palette(path: &Path) -> Result<tablejudge_rules::Palette> {
+    match load_set(path)? {
+        AnySet::Palette(p) => Ok(p),
+        _ => Err(BadInput(format!(
+            "{}: not a palette (its format is not \"{}\"): pass a palette file, e.g. the 24-patch chart's",
+            path.display(),
+            tablejudge_rules::palette::PALETTE_FORMAT
+        ))
+        .into()),
+    }
+}

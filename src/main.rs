@@ -5,10 +5,12 @@
 
 #![forbid(unsafe_code)]
 
+mod annotate;
 mod cli;
 mod commands;
 mod input;
 mod outcome;
+mod photo;
 
 use std::process::ExitCode;
 

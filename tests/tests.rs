@@ -2,5 +2,6 @@
 
 mod util;
 
+mod grid_read;
 mod layers_cli;
 mod set_check;

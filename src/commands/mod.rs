@@ -1,11 +1,13 @@
 //! One module per command group; each command returns an [`Outcome`].
 
+mod grid;
 mod layers;
+mod render;
 mod set;
 
 use anyhow::Result;
 
-use crate::cli::{Cli, Command, LayersCommand, SetCommand};
+use crate::cli::{Cli, Command, GridCommand, LayersCommand, RenderCommand, SetCommand};
 use crate::outcome::Outcome;
 
 pub fn run(cli: Cli) -> Result<Outcome> {
@@ -16,6 +18,44 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             mission,
             output,
         }) => layers::solve(&set, &mission, output),
+        Command::Grid(GridCommand::Read {
+            photo,
+            rows,
+            cols,
+            palette,
+            min_confidence,
+            photo_options,
+            output,
+        }) => grid::read(grid::GridRead {
+            photo: &photo,
+            rows,
+            cols,
+            palette: palette.as_deref(),
+            min_confidence,
+            photo_options: &photo_options,
+            output,
+        }),
+        Command::Render(RenderCommand::Layers {
+            set,
+            out,
+            n,
+            seed,
+            size,
+            degradation,
+            mission,
+            near_miss,
+            distractors,
+        }) => render::layers(render::RenderLayers {
+            set: &set,
+            out: &out,
+            n,
+            seed,
+            size,
+            degradation,
+            mission,
+            near_miss,
+            distractors,
+        }),
     }
 }
 

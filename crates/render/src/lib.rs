@@ -134,7 +134,19 @@ fn px_of(name: &'static str, cells: f32, cell_px: u32) -> Result<u32, RenderErro
 
 /// Draws `grid` seen straight from above: square cells, the frame, the table around it.
 pub fn render_grid(grid: &Grid<Srgb>, style: &GridStyle) -> Result<Scene, RenderError> {
+    render_patches(grid, style, 0.0)
+}
+
+/// Like [`render_grid`], but each cell is a patch inset by `gap / 2` cell sizes on every side,
+/// the frame colour showing between patches: a printed colour chart (patches on a black body).
+/// The corners are still the outer corners of the cell pitch.
+pub fn render_patches(
+    grid: &Grid<Srgb>,
+    style: &GridStyle,
+    gap: f32,
+) -> Result<Scene, RenderError> {
     let cell = style.cell_px;
+    let half_gap = px_of("gap", gap / 2.0, cell)?.min(cell.saturating_sub(1) / 2);
     if cell == 0 {
         return Err(RenderError::ZeroCell);
     }
@@ -155,11 +167,13 @@ pub fn render_grid(grid: &Grid<Srgb>, style: &GridStyle) -> Result<Scene, Render
     };
     let image = RgbImage::from_fn(w, h, |x, y| {
         if x >= origin && y >= origin && x < origin + grid_w && y < origin + grid_h {
-            let pos = tablejudge_rules::Pos::new(
-                ((y - origin) / cell) as usize,
-                ((x - origin) / cell) as usize,
-            );
-            rgb(grid[pos])
+            let (gx, gy) = (x - origin, y - origin);
+            let in_patch = |v: u32| (half_gap..cell - half_gap).contains(&(v % cell));
+            if in_patch(gx) && in_patch(gy) {
+                rgb(grid[tablejudge_rules::Pos::new((gy / cell) as usize, (gx / cell) as usize)])
+            } else {
+                rgb(style.frame)
+            }
         } else if framed(x, y) {
             rgb(style.frame)
         } else {
@@ -282,6 +296,36 @@ mod tests {
                 at(&s.image, x as f32, y as f32),
                 style.background,
                 "({x}, {y})"
+            );
+        }
+    }
+
+    #[test]
+    fn patches_leave_the_frame_colour_showing_between_them() {
+        let style = GridStyle {
+            cell_px: 10,
+            frame_width: 0.3,
+            margin: 0.5,
+            ..GridStyle::default()
+        };
+        let g = colours();
+        let s = render_patches(&g, &style, 0.4).unwrap();
+        // The same geometry as a touching grid: only the cells' insides change.
+        assert_eq!(s.corners, render_grid(&g, &style).unwrap().corners);
+        for (p, &c) in g.iter() {
+            let (x, y) = (8 + 10 * p.col as u32, 8 + 10 * p.row as u32);
+            // 2 px of frame colour on each side of a 6 px patch.
+            assert_eq!(at(&s.image, (x + 5) as f32, (y + 5) as f32), c, "{p:?}");
+            assert_eq!(at(&s.image, (x + 2) as f32, (y + 2) as f32), c, "{p:?}");
+            assert_eq!(
+                at(&s.image, (x + 1) as f32, (y + 5) as f32),
+                style.frame,
+                "{p:?}"
+            );
+            assert_eq!(
+                at(&s.image, (x + 5) as f32, (y + 8) as f32),
+                style.frame,
+                "{p:?}"
             );
         }
     }

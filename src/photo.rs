@@ -1,0 +1,82 @@
+//! Photos and camera calibrations from the user's files, with messages that name the file.
+
+use std::path::Path;
+
+use anyhow::Result;
+use image::RgbImage;
+use serde::{Deserialize, Serialize};
+use tablejudge_vision::Camera;
+
+use crate::input::read_text;
+use crate::outcome::BadInput;
+
+/// Decodes a photo (JPEG, PNG, … as OpenCV reads them), honouring its EXIF orientation.
+pub fn load_photo(path: &Path) -> Result<RgbImage> {
+    tablejudge_vision::mat::read_rgb(path).map_err(|e| {
+        BadInput(format!(
+            "{}: cannot read the photo ({e}): check the path and that the file is a JPEG or PNG image",
+            path.display()
+        ))
+        .into()
+    })
+}
+
+/// Writes an annotated image; the format follows the extension (PNG or JPEG).
+pub fn save_image(img: &RgbImage, path: &Path) -> Result<()> {
+    img.save(path).map_err(|e| {
+        BadInput(format!(
+            "{}: cannot write the image ({e}): check that the folder exists and ends in .png or .jpg",
+            path.display()
+        ))
+        .into()
+    })
+}
+
+pub const CAMERA_FORMAT: &str = "tablejudge/camera@1";
+
+/// A lens calibration file: intrinsics in pixels and OpenCV's distortion `[k1, k2, p1, p2, k3]`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CameraFile {
+    pub format: String,
+    pub fx: f64,
+    pub fy: f64,
+    pub cx: f64,
+    pub cy: f64,
+    pub distortion: [f64; 5],
+    /// RMS reprojection error of the calibration, pixels.
+    #[serde(default)]
+    pub rms: Option<f64>,
+}
+
+/// Reads a camera calibration file (`tablejudge/camera@1`).
+pub fn load_camera(path: &Path) -> Result<Camera> {
+    let text = read_text(path)?;
+    let file: CameraFile = serde_json::from_str(&text).map_err(|e| {
+        BadInput(format!(
+            "{}: not a camera calibration ({e}); expected {{\"format\": \"{CAMERA_FORMAT}\", \"fx\", \"fy\", \"cx\", \"cy\", \"distortion\": [k1, k2, p1, p2, k3]}}",
+            path.display()
+        ))
+    })?;
+    if file.format != CAMERA_FORMAT {
+        return Err(BadInput(format!(
+            "{}: format {:?} is not \"{CAMERA_FORMAT}\"",
+            path.display(),
+            file.format
+        ))
+        .into());
+    }
+    if !(file.fx > 0.0 && file.fy > 0.0) {
+        return Err(BadInput(format!(
+            "{}: fx and fy must be positive focal lengths in pixels",
+            path.display()
+        ))
+        .into());
+    }
+    Ok(Camera {
+        fx: file.fx,
+        fy: file.fy,
+        cx: file.cx,
+        cy: file.cy,
+        dist: file.distortion,
+    })
+}
