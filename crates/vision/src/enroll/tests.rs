@@ -285,3 +285,38 @@ fn a_layer_without_its_back_is_named() {
     );
     assert!(e.to_string().contains("B-back.jpg"), "{e}");
 }
+
+/// A back photo of the wrong layer: its holes do not mirror the front's, and every cell where
+/// only one side shows the card is reported with the file and position.
+#[test]
+fn holes_that_do_not_mirror_are_reported_as_conflicts() {
+    let set = load("reference");
+    let mut photos = photos(&set, &[]);
+    let a_back = photos
+        .photos
+        .iter()
+        .position(|p| p.file == "A-back.png")
+        .expect("A's back");
+    let b_back = photos
+        .photos
+        .iter()
+        .position(|p| p.file == "B-back.png")
+        .expect("B's back");
+    photos.photos[a_back].image = photos.photos[b_back].image.clone();
+    let enrolled = enroll(&photos, &EnrollOptions::default()).expect("enrols");
+    let conflicts = &enrolled.report.conflicts;
+    assert!(!conflicts.is_empty());
+    assert!(
+        conflicts.iter().all(|c| c.message.starts_with("layer A:")
+            && (c.file == "A-front.png" || c.file == "A-back.png")
+            && (1..=4).contains(&c.row)
+            && (1..=4).contains(&c.col)),
+        "{conflicts:?}"
+    );
+    // The result is still a valid set: conflicting cells are printed card-coloured cells.
+    let a = &enrolled.raw.layers[0];
+    assert!(
+        a.front.iter().chain(&a.back).any(|r| r.contains('w')),
+        "{a:?}"
+    );
+}
