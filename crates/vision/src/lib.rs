@@ -14,6 +14,7 @@
 pub mod camera;
 pub mod classify;
 pub mod colour;
+pub mod enroll;
 pub mod error;
 pub mod geom;
 pub mod lattice;
@@ -29,6 +30,10 @@ pub mod white_balance;
 pub use camera::Camera;
 pub use classify::{Classifier, ClassifierParams, Reading};
 pub use colour::{Lab, LinRgb, Xyz};
+pub use enroll::{
+    enroll, photo_role, ClusterReport, Conflict, EnrollError, EnrollOptions, EnrollPhoto,
+    EnrollPhotos, EnrollReport, Enrolled, PhotoReport, PhotoRole,
+};
 pub use error::VisionError;
 pub use locate::{Candidate, LocateParams, Located, Locator};
 pub use observation::Observation;
