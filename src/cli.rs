@@ -161,6 +161,33 @@ pub enum LayersCommand {
         #[command(flatten)]
         output: Output,
     },
+    /// Build a set file from photos of your own copy (see docs/ENROLL.md for the protocol):
+    /// `A-front.jpg`, `A-back.jpg`, … one layer alone on the player card per photo, and
+    /// optionally mission cards named by id, e.g. `3-07.jpg`.
+    ///
+    /// Exit 0 when every photo agreed; 3 when cells disagree or were doubtful (the set is still
+    /// written; the message names the photos to retake); 2 for bad input.
+    Enroll {
+        /// The photos.
+        #[arg(required = true)]
+        photos: Vec<PathBuf>,
+        #[arg(long)]
+        rows: usize,
+        #[arg(long)]
+        cols: usize,
+        /// Where to write the set file.
+        #[arg(long, value_name = "SET.json")]
+        out: PathBuf,
+        /// The set's name.
+        #[arg(long, default_value = "enrolled")]
+        name: String,
+        /// The player card's printed colour, if known (#rrggbb); otherwise the average light
+        /// over the photos is taken as neutral.
+        #[arg(long, value_name = "#RRGGBB")]
+        card_srgb: Option<tablejudge_rules::Srgb>,
+        #[command(flatten)]
+        output: Output,
+    },
 }
 
 #[derive(Debug, Clone, Copy, Args)]

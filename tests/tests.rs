@@ -2,6 +2,7 @@
 
 mod util;
 
+mod enroll;
 mod grid_read;
 mod layers_cli;
 mod set_check;

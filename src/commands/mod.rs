@@ -1,5 +1,6 @@
 //! One module per command group; each command returns an [`Outcome`].
 
+mod enroll;
 mod grid;
 mod layers;
 mod render;
@@ -18,6 +19,23 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             mission,
             output,
         }) => layers::solve(&set, &mission, output),
+        Command::Layers(LayersCommand::Enroll {
+            photos,
+            rows,
+            cols,
+            out,
+            name,
+            card_srgb,
+            output,
+        }) => enroll::enroll(enroll::EnrollArgs {
+            photos: &photos,
+            rows,
+            cols,
+            out: &out,
+            name,
+            card_srgb,
+            output,
+        }),
         Command::Grid(GridCommand::Read {
             photo,
             rows,
