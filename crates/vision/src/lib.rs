@@ -17,6 +17,7 @@ pub mod colour;
 pub mod error;
 pub mod geom;
 pub mod lattice;
+pub mod layers;
 pub mod locate;
 pub mod mat;
 pub mod observation;
@@ -30,6 +31,11 @@ pub use camera::Camera;
 pub use classify::{Classifier, ClassifierParams, Reading};
 pub use colour::{Lab, LinRgb, Xyz};
 pub use error::VisionError;
+pub use layers::{
+    judge, judge_against_photo, read_layers, read_mission_card, read_stack_and_mission, FoundGrid,
+    GridKind, JudgeOptions, Judgement, LayersError, LayersReadOptions, LayersReader, LayersReading,
+    MissionReading,
+};
 pub use locate::{Candidate, LocateParams, Located, Locator};
 pub use observation::Observation;
 pub use read::{
