@@ -69,7 +69,51 @@ fn bench(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench, bench_resize);
+/// `read_layers` after decoding on a rendered 1920×1080 JPEG of the reference set (stack,
+/// mission card beside it, realistic light). The bar: at most half the decode time.
+fn bench_layers(c: &mut Criterion) {
+    use rand::SeedableRng;
+    use tablejudge_render::{
+        render_layers, Distractors, LayersSceneSpec, SceneOptions, StackChoice,
+    };
+    use tablejudge_rules::layers::LayersSet;
+    use tablejudge_vision::{LayersReadOptions, LayersReader};
+    set_opencv_threads(1).expect("OpenCV threads");
+    let set = LayersSet::from_json(
+        include_str!("../../../models/layers/reference.json"),
+        "reference",
+    )
+    .expect("set");
+    let options = SceneOptions {
+        stack: StackChoice::MissionSolution { mission: None },
+        distractors: Distractors {
+            mission_card: 1.0,
+            ..Distractors::NONE
+        },
+        ..SceneOptions::default()
+    };
+    let read = LayersReadOptions::default();
+    let mut reader = LayersReader::new(&set).expect("reader");
+    // The bench must measure a successful read: the first seed whose stack reads.
+    let decoded = (0..20u64)
+        .map(|seed| {
+            let spec = LayersSceneSpec::random(
+                &set,
+                &mut rand_chacha::ChaCha8Rng::seed_from_u64(seed),
+                &options,
+            )
+            .expect("spec");
+            let scene = render_layers(&set, &spec).expect("render");
+            decode_rgb(&scene.jpeg().expect("jpeg")).expect("decoding")
+        })
+        .find(|img| reader.read(img, &read).is_ok())
+        .expect("some scene reads");
+    c.bench_function("read_layers_after_decode", |b| {
+        b.iter(|| reader.read(black_box(&decoded), &read).expect("read"))
+    });
+}
+
+criterion_group!(benches, bench, bench_resize, bench_layers);
 criterion_main!(benches);
 
 /// Downscaling choices for the detection copy (kept to justify the one chosen).

@@ -18,6 +18,7 @@ pub mod enroll;
 pub mod error;
 pub mod geom;
 pub mod lattice;
+pub mod layers;
 pub mod locate;
 pub mod mat;
 pub mod observation;
@@ -35,6 +36,11 @@ pub use enroll::{
     EnrollPhotos, EnrollReport, Enrolled, PhotoReport, PhotoRole,
 };
 pub use error::VisionError;
+pub use layers::{
+    judge, judge_against_photo, read_layers, read_mission_card, read_stack_and_mission, FoundGrid,
+    GridKind, JudgeOptions, Judgement, LayersError, LayersReadOptions, LayersReader, LayersReading,
+    MissionReading,
+};
 pub use locate::{Candidate, LocateParams, Located, Locator};
 pub use observation::Observation;
 pub use read::{

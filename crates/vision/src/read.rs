@@ -322,12 +322,12 @@ impl GridReader {
 }
 
 /// Source positions of ideal corners (identity without a camera).
-fn look_upright(look: &Lookup<'_>, q: &Quad) -> Quad {
+pub(crate) fn look_upright(look: &Lookup<'_>, q: &Quad) -> Quad {
     q.map(|p| look.source(p))
 }
 
 /// The turn of `ideal` whose source positions are `chosen` (as picked by [`upright`]).
-fn match_order(ideal: &Quad, chosen: &Quad, look: &Lookup<'_>) -> Quad {
+pub(crate) fn match_order(ideal: &Quad, chosen: &Quad, look: &Lookup<'_>) -> Quad {
     let src = look_upright(look, ideal);
     let t = (0..4)
         .min_by(|&a, &b| {
@@ -339,7 +339,7 @@ fn match_order(ideal: &Quad, chosen: &Quad, look: &Lookup<'_>) -> Quad {
 }
 
 /// A cell whose inner region is half or more glare is read with less confidence.
-fn glare_factor(coverage: f32) -> f32 {
+pub(crate) fn glare_factor(coverage: f32) -> f32 {
     (coverage / 0.5)
         .clamp(0.0, 1.0)
         .max(if coverage < 0.02 { 1.0 } else { 0.0 })
@@ -432,7 +432,7 @@ fn geometry_confidence(winner: &Candidate, d: &Diagnostics, o: &ReadOptions) -> 
 }
 
 /// Rectifies the cell area (ideal corners) at `cell_px` per cell and samples each cell.
-fn sample_grid(
+pub(crate) fn sample_grid(
     image: &RgbImage,
     camera: Option<&Camera>,
     ideal: &Quad,
@@ -527,7 +527,7 @@ fn surround_colour(look: &Lookup<'_>, ideal: &Quad, rows: usize, cols: usize) ->
 }
 
 /// "row 2", "column 3", "rows 1–2", or "cells (1, 2), (3, 4)" (1-based, as people count).
-fn describe(cells: &[Pos], rows: usize, cols: usize) -> String {
+pub(crate) fn describe(cells: &[Pos], rows: usize, cols: usize) -> String {
     let _ = (rows, cols);
     let mut rs: Vec<usize> = cells.iter().map(|p| p.row + 1).collect();
     rs.sort_unstable();

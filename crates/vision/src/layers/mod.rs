@@ -1,0 +1,866 @@
+//! Reading a Layers+ stack (and its mission card) from a photo.
+//!
+//! The locator finds every framed `rows × cols` grid; each complete one is then judged by
+//! physical cues that hold for any printing of any set (formats.md §2):
+//!
+//! - **the stack** lies on its player card, which is larger than a layer: just outside the
+//!   frame, on all four sides, is card colour;
+//! - **a mission card** prints its `layers` number beside the grid: a compact glyph in one
+//!   margin, which a player card never shows;
+//! - **a loose layer** lies on the table: outside its frame (and in its holes) is tablecloth,
+//!   not card colour;
+//! - **a grid touching the picture's edge** is incomplete (another player's stack).
+//!
+//! Colours are judged relative to the known parts of the same photo: the frame ring and the
+//! player-card surround give a von Kries white balance ([`ColourCorrection::References`]
+//! semantics), with a fit to the palette as a whole as the fallback. When two grids are equally
+//! plausible as the stack the answer is an error (undecided), never a guess.
+
+pub mod judge;
+#[cfg(test)]
+mod tests;
+
+use image::RgbImage;
+use serde::Serialize;
+use tablejudge_rules::layers::{LayersSet, Solver};
+use tablejudge_rules::{Grid, Key, Srgb, Turn};
+use thiserror::Error;
+
+use crate::camera::Camera;
+use crate::classify::{Classifier, ClassifierParams, Reading};
+use crate::colour::Lab;
+use crate::error::VisionError;
+use crate::geom::{homography_4, rect};
+use crate::locate::{upright, Candidate, LocateParams, Locator};
+use crate::read::{glare_factor, look_upright, match_order, sample_grid, ReadOptions};
+use crate::rectify::{apply_homography, Quad};
+use crate::refine::{refine, Lookup, RefineParams};
+use crate::sample::{CellSample, SampleParams};
+use crate::white_balance::WhiteBalance;
+
+pub use judge::{judge, judge_against_photo, Doubt, DoubtfulCell, JudgeOptions, Judgement};
+
+/// Everything [`read_layers`] can be told.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayersReadOptions {
+    pub locate: LocateParams,
+    pub refine: Option<RefineParams>,
+    pub sample: SampleParams,
+    pub classifier: ClassifierParams,
+    /// A calibrated camera: geometry is then found in undistorted coordinates.
+    pub camera: Option<Camera>,
+    /// How many of the most prominent grids are examined.
+    pub max_grids: usize,
+    /// A surround sample within this ΔE₀₀ of the card colour counts as card.
+    pub card_delta_e: f32,
+    /// Least fraction of card-coloured surround samples, on every side, for "lies on a card".
+    pub min_card_fraction: f32,
+    /// Least excess of ink (over the side's typical) in one margin segment for "has a glyph".
+    pub min_glyph: f32,
+}
+
+impl Default for LayersReadOptions {
+    /// ΔE 15 for "card coloured" (printing and light vary; a table is usually much further),
+    /// 60% of every side on card, a glyph when half a cell of one margin has 50 points more inked columns than the
+    /// rest of its side; the first 6 grids.
+    fn default() -> Self {
+        LayersReadOptions {
+            locate: LocateParams::default(),
+            refine: Some(RefineParams::default()),
+            sample: SampleParams::default(),
+            // "None of them" at 4.5σ = 18 ΔE₀₀: a colour that far from every palette entry is
+            // not a stack colour, and a clean read is not capped by the outlier prior.
+            classifier: ClassifierParams {
+                sigma: 4.0,
+                outlier_sigmas: 4.5,
+            },
+            camera: None,
+            max_grids: 6,
+            card_delta_e: 15.0,
+            min_card_fraction: 0.6,
+            min_glyph: 0.5,
+        }
+    }
+}
+
+/// What a framed grid in the photo was judged to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GridKind {
+    /// A stack on its player card.
+    Stack,
+    /// A mission card (a glyph beside the grid).
+    MissionCard,
+    /// A grid not on a player card (a loose layer, or something else on the table).
+    NotOnCard,
+    /// Part of it or its surround lies outside the picture.
+    CutOff,
+    /// Not examined (beyond `max_grids`) or too degenerate to examine.
+    Unexamined,
+}
+
+/// One framed grid found in the photo, with the evidence it was judged on.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FoundGrid {
+    /// Outer corners of the cell area in source pixels, clockwise (as located).
+    pub corners: Quad,
+    pub kind: GridKind,
+    /// Lattice prominence (see [`Candidate::prominence`]).
+    pub prominence: f32,
+    /// Fraction of the surround just outside the frame that is card coloured, on the worst
+    /// side, after white balance from the frame and cells.
+    pub card_surround: f32,
+    /// Excess ink of the inkiest margin segment over its side (0 for none).
+    pub glyph: f32,
+}
+
+/// The stack as read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayersReading {
+    /// Outer corners of the cell area in source pixels, clockwise from the cell that became
+    /// row 0, column 0 (formats.md §4).
+    pub corners: Quad,
+    /// Per cell: label (a key a stack can show: a layer colour or the card), colour after
+    /// white balance, calibrated confidence.
+    pub cells: Grid<Reading>,
+    /// The raw samples, with their glare-free coverage.
+    pub samples: Grid<CellSample>,
+    /// The correction applied (from the frame ring and the player-card surround).
+    pub white_balance: WhiteBalance,
+    /// The fewest layers that show the read grid; `None` when no stack of the set can show it
+    /// (then some cell is misread, and the least confident cells were marked doubtful).
+    pub min_layers: Option<usize>,
+    /// Every framed grid found, the stack included, with what it was judged to be.
+    pub grids: Vec<FoundGrid>,
+}
+
+impl LayersReading {
+    /// The read labels (`None` nowhere: every cell gets its nearest key).
+    pub fn keys(&self) -> Grid<Option<Key>> {
+        self.cells.map(|r| r.label)
+    }
+
+    /// The `tablejudge/observation@1` form (formats.md §4).
+    pub fn to_observation(&self, source: impl Into<String>) -> crate::Observation {
+        crate::Observation::new(source, self.corners, &self.cells)
+    }
+}
+
+/// A mission card as read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MissionReading {
+    pub corners: Quad,
+    /// Per cell: label from the set palette (layer colours and card), calibrated confidence.
+    pub cells: Grid<Reading>,
+    pub white_balance: WhiteBalance,
+    /// The set mission whose pattern this is (up to a quarter-turn), when exactly one is, and
+    /// every cell is confident.
+    pub mission: Option<IdentifiedMission>,
+    pub grids: Vec<FoundGrid>,
+}
+
+/// A set mission recognised on a mission card.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct IdentifiedMission {
+    pub id: String,
+    /// Clockwise quarter-turns that take the read grid to the mission's pattern.
+    pub quarter_turns: Turn,
+}
+
+/// Why no stack (or mission card) could be read; each message says what to retake.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum LayersError {
+    #[error("invalid request: {0}")]
+    Request(String),
+    #[error(transparent)]
+    Vision(#[from] VisionError),
+    #[error(
+        "no {what} found: {reason}; retake with the whole {what} in the picture, well lit, \
+         filling a good part of it"
+    )]
+    NotFound {
+        what: &'static str,
+        reason: String,
+        grids: Vec<FoundGrid>,
+    },
+    #[error(
+        "{count} grids look equally like the {what}: retake with only the {what} in the \
+         picture (or move the camera so it clearly dominates)"
+    )]
+    Ambiguous {
+        what: &'static str,
+        count: usize,
+        grids: Vec<FoundGrid>,
+    },
+    #[error(
+        "the {what} is cut by the edge of the picture: move the camera so the whole {what} \
+         (with a margin around it) is in the picture"
+    )]
+    CutOff {
+        what: &'static str,
+        grids: Vec<FoundGrid>,
+    },
+}
+
+impl LayersError {
+    /// Every framed grid that was found, when locating succeeded.
+    pub fn grids(&self) -> &[FoundGrid] {
+        match self {
+            LayersError::NotFound { grids, .. }
+            | LayersError::Ambiguous { grids, .. }
+            | LayersError::CutOff { grids, .. } => grids,
+            _ => &[],
+        }
+    }
+}
+
+/// The keys a stack of `set` can show: every layer colour, and the card.
+pub fn stack_keys(set: &LayersSet) -> Vec<Key> {
+    let mut keys: Vec<Key> = set
+        .layers()
+        .iter()
+        .flat_map(|l| {
+            l.front()
+                .cells()
+                .iter()
+                .chain(l.back().cells())
+                .flatten()
+                .copied()
+                .collect::<Vec<_>>()
+        })
+        .chain([set.card()])
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+/// Reads the stack on its player card (see the module docs).
+pub fn read_layers(
+    image: &RgbImage,
+    set: &LayersSet,
+    options: &LayersReadOptions,
+) -> Result<LayersReading, LayersError> {
+    LayersReader::new(set)?.read(image, options)
+}
+
+/// Reads a photo of a mission card alone (`--mission-photo`).
+pub fn read_mission_card(
+    image: &RgbImage,
+    set: &LayersSet,
+    options: &LayersReadOptions,
+) -> Result<MissionReading, LayersError> {
+    LayersReader::new(set)?.read_mission(image, options)
+}
+
+/// Reads the stack and the mission card lying beside it in one photo (`--mission-in-photo`),
+/// both under one white balance (the stack's: its frame and player card are known colours).
+pub fn read_stack_and_mission(
+    image: &RgbImage,
+    set: &LayersSet,
+    options: &LayersReadOptions,
+) -> Result<(LayersReading, MissionReading), LayersError> {
+    LayersReader::new(set)?.read_both(image, options)
+}
+
+/// A reader for one set; keeps the locator's buffers and the set's solver between photos.
+pub struct LayersReader {
+    set: LayersSet,
+    solver: Solver,
+    locator: Locator,
+    keys: Vec<Key>,
+}
+
+/// One examined candidate.
+struct Examined {
+    found: FoundGrid,
+    /// Refined ideal corners, upright.
+    ideal: Quad,
+    samples: Grid<CellSample>,
+    /// White balance from frame ring + surround (when the surround is card) or frame + cells.
+    balance: WhiteBalance,
+}
+
+impl LayersReader {
+    /// A reader for `set`.
+    pub fn new(set: &LayersSet) -> Result<LayersReader, LayersError> {
+        Ok(LayersReader {
+            set: set.clone(),
+            solver: Solver::new(set),
+            locator: Locator::new(),
+            keys: stack_keys(set),
+        })
+    }
+
+    fn printed(&self, k: Key) -> Option<Srgb> {
+        self.set.colors().get(&k).map(|s| s.srgb)
+    }
+
+    fn classifier(&self, options: &LayersReadOptions) -> Result<Classifier, LayersError> {
+        let sw: Vec<(Key, Srgb)> = self
+            .keys
+            .iter()
+            .filter_map(|&k| self.printed(k).map(|c| (k, c)))
+            .collect();
+        Classifier::from_swatches(sw, options.classifier)
+            .map_err(|e| LayersError::Request(format!("palette: {e}")))
+    }
+
+    /// Locates and examines every complete grid.
+    fn examine(
+        &mut self,
+        image: &RgbImage,
+        options: &LayersReadOptions,
+    ) -> Result<Vec<Option<Examined>>, LayersError> {
+        let (rows, cols) = (self.set.rows(), self.set.cols());
+        let located = self
+            .locator
+            .locate(image, rows, cols, &options.locate)
+            .map_err(LayersError::Vision)?;
+        let mut out = Vec::new();
+        for (i, c) in located.grids.iter().enumerate() {
+            let found = FoundGrid {
+                corners: c.corners,
+                kind: if c.touches_border {
+                    GridKind::CutOff
+                } else {
+                    GridKind::Unexamined
+                },
+                prominence: c.prominence,
+                card_surround: 0.0,
+                glyph: 0.0,
+            };
+            // Weak lattices are not grids at all; cut ones are reported but never read.
+            if c.quality.total < ReadOptions::default().min_quality {
+                continue;
+            }
+            if c.touches_border || i >= options.max_grids {
+                out.push(Some(Examined {
+                    found,
+                    ideal: c.corners,
+                    samples: Grid::filled(
+                        rows,
+                        cols,
+                        CellSample {
+                            srgb: Srgb::new(0, 0, 0),
+                            coverage: 0.0,
+                        },
+                    ),
+                    balance: WhiteBalance::IDENTITY,
+                }));
+                continue;
+            }
+            out.push(self.examine_one(image, c, found, options));
+        }
+        // On a card-coloured surround are the stack and possibly a mission card printed on
+        // card-coloured stock: the one with a glyph clearly stronger than the least glyph-like
+        // one is a mission card. A lone on-card grid with a glyph is a mission card too (a
+        // photo of the mission card alone must never be judged as a stack).
+        let on_card: Vec<f32> = out
+            .iter()
+            .flatten()
+            .filter(|e| e.found.kind == GridKind::Stack)
+            .map(|e| e.found.glyph)
+            .collect();
+        let least = on_card.iter().copied().fold(f32::INFINITY, f32::min);
+        for e in out.iter_mut().flatten() {
+            let g = e.found.glyph;
+            if e.found.kind == GridKind::Stack
+                && g >= options.min_glyph
+                && (on_card.len() == 1 || g >= least + options.min_glyph)
+            {
+                e.found.kind = GridKind::MissionCard;
+            }
+        }
+        Ok(out)
+    }
+
+    fn examine_one(
+        &self,
+        image: &RgbImage,
+        c: &Candidate,
+        mut found: FoundGrid,
+        options: &LayersReadOptions,
+    ) -> Option<Examined> {
+        let (rows, cols) = (self.set.rows(), self.set.cols());
+        let camera = options.camera.as_ref();
+        let look = Lookup::new(image, camera);
+        let ideal = match camera {
+            Some(cam) => c.corners.map(|p| {
+                let q = cam.undistort([f64::from(p[0]), f64::from(p[1])]);
+                [q[0] as f32, q[1] as f32]
+            }),
+            None => c.corners,
+        };
+        let refined = match &options.refine {
+            Some(params) => refine(&look, &ideal, rows, cols, c.fill, params),
+            None => ideal,
+        };
+        let (chosen, _) = upright(&look_upright(&look, &refined), rows, cols);
+        let ideal = match_order(&refined, &chosen, &look);
+        let read_options = ReadOptions {
+            sample: options.sample,
+            camera: options.camera,
+            ..ReadOptions::default()
+        };
+        let samples = sample_grid(image, camera, &ideal, rows, cols, &read_options).ok()?;
+        let fw = self.set.frame_width() as f32;
+        let frame_px = ring(&look, &ideal, rows, cols, 0.3 * fw, 0.7 * fw, 3);
+        let frame = median(frame_px.iter().flatten())?;
+        let frame_printed = self.printed(self.set.frame())?;
+        let card_printed = self.printed(self.set.card())?;
+        // A first balance that does not assume what surrounds the frame: frame + cells against
+        // the palette as a whole.
+        let palette: Vec<Srgb> = self
+            .keys
+            .iter()
+            .chain([&self.set.frame()])
+            .filter_map(|&k| self.printed(k))
+            .collect();
+        let mut measured: Vec<Srgb> = samples.cells().iter().map(|s| s.srgb).collect();
+        // The frame ring is a known part: weigh it like a few cells.
+        measured.extend(std::iter::repeat_n(frame, 3));
+        let by_palette = WhiteBalance::from_palette(&measured, &palette)
+            .ok()?
+            .balance;
+
+        // The surround just outside the frame: card colour on every side for a stack.
+        let near = ring(&look, &ideal, rows, cols, fw + 0.08, fw + 0.3, 3);
+        let card_lab = Lab::from_srgb(card_printed);
+        let card_frac = |wb: &WhiteBalance, side: &[Srgb]| {
+            if side.is_empty() {
+                return 0.0;
+            }
+            let n = side
+                .iter()
+                .filter(|&&c| Lab::from_srgb(wb.apply(c)).delta_e(card_lab) <= options.card_delta_e)
+                .count();
+            n as f32 / side.len() as f32
+        };
+        let surround = median(near.iter().flatten());
+        // With the frame and the surround as references (the stack hypothesis).
+        let by_refs = surround.and_then(|s| {
+            WhiteBalance::from_references(&[(frame, frame_printed), (s, card_printed)]).ok()
+        });
+        // The hypothesis must be consistent with the cells too: the reference balance must
+        // agree with the palette balance (a table surround bends the gains away from it).
+        let card_surround = near
+            .iter()
+            .map(|side| card_frac(&by_palette, side))
+            .fold(1.0f32, f32::min);
+        found.card_surround = card_surround;
+        found.glyph = glyph_score(&look, &ideal, rows, cols, fw, &by_palette, card_lab);
+        // Provisional: `examine` settles stack vs mission card by comparing glyphs.
+        found.kind = if card_surround >= options.min_card_fraction {
+            GridKind::Stack
+        } else if found.glyph >= options.min_glyph {
+            GridKind::MissionCard
+        } else {
+            GridKind::NotOnCard
+        };
+        let balance = match (found.kind, by_refs) {
+            (GridKind::Stack, Some(b)) => b,
+            _ => by_palette,
+        };
+        Some(Examined {
+            found,
+            ideal,
+            samples,
+            balance,
+        })
+    }
+
+    /// Classifies sampled cells under `balance`.
+    fn classify(
+        &self,
+        classifier: &Classifier,
+        samples: &Grid<CellSample>,
+        balance: &WhiteBalance,
+    ) -> Grid<Reading> {
+        samples.map(|s| {
+            let r = classifier.classify(balance.apply(s.srgb));
+            Reading {
+                confidence: r.confidence * glare_factor(s.coverage.clamp(0.0, 1.0)),
+                ..r
+            }
+        })
+    }
+
+    fn corners(&self, ideal: &Quad, options: &LayersReadOptions) -> Quad {
+        match options.camera.as_ref() {
+            Some(cam) => ideal.map(|p| {
+                let q = cam.distort([f64::from(p[0]), f64::from(p[1])]);
+                [q[0] as f32, q[1] as f32]
+            }),
+            None => *ideal,
+        }
+    }
+
+    fn pick_stack(
+        &self,
+        examined: &[Option<Examined>],
+        grids: &[FoundGrid],
+    ) -> Result<usize, LayersError> {
+        let stacks: Vec<usize> = examined
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.as_ref().is_some_and(|e| e.found.kind == GridKind::Stack))
+            .map(|(i, _)| i)
+            .collect();
+        match stacks.as_slice() {
+            [one] => Ok(*one),
+            [] => {
+                if grids.iter().any(|g| g.kind == GridKind::CutOff)
+                    && !grids
+                        .iter()
+                        .any(|g| matches!(g.kind, GridKind::NotOnCard | GridKind::Unexamined))
+                {
+                    return Err(LayersError::CutOff {
+                        what: "stack",
+                        grids: grids.to_vec(),
+                    });
+                }
+                let reason = if grids.is_empty() {
+                    format!("no {}x{} grid", self.set.rows(), self.set.cols())
+                } else {
+                    let kinds: Vec<String> =
+                        grids.iter().map(|g| format!("{:?}", g.kind)).collect();
+                    format!(
+                        "no grid lies on a player card (found: {})",
+                        kinds.join(", ")
+                    )
+                };
+                Err(LayersError::NotFound {
+                    what: "stack",
+                    reason,
+                    grids: grids.to_vec(),
+                })
+            }
+            many => Err(LayersError::Ambiguous {
+                what: "stack",
+                count: many.len(),
+                grids: grids.to_vec(),
+            }),
+        }
+    }
+
+    /// [`read_layers`] with this reader's buffers.
+    pub fn read(
+        &mut self,
+        image: &RgbImage,
+        options: &LayersReadOptions,
+    ) -> Result<LayersReading, LayersError> {
+        let examined = self.examine(image, options)?;
+        let grids: Vec<FoundGrid> = examined.iter().flatten().map(|e| e.found.clone()).collect();
+        let i = self.pick_stack(&examined, &grids)?;
+        // `pick_stack` returns the index of an examined (Some) entry.
+        let Some(e) = examined[i].as_ref() else {
+            return Err(LayersError::Request("internal: stack not examined".into()));
+        };
+        self.finish_stack(e, grids, options)
+    }
+
+    fn finish_stack(
+        &self,
+        e: &Examined,
+        grids: Vec<FoundGrid>,
+        options: &LayersReadOptions,
+    ) -> Result<LayersReading, LayersError> {
+        let classifier = self.classifier(options)?;
+        let mut cells = self.classify(&classifier, &e.samples, &e.balance);
+        let keys = cells.map(|r| r.label.unwrap_or(self.set.card()));
+        let min_layers = self.solver.min_layers(&keys);
+        if min_layers.is_none() {
+            // No stack of the set shows this: something is misread. The least confident
+            // cells are the likeliest culprits; none of them may count as confident.
+            let mut order: Vec<_> = cells.positions().collect();
+            order.sort_by(|&a, &b| cells[a].confidence.total_cmp(&cells[b].confidence));
+            let worst = order.first().map_or(1.0, |&p| cells[p].confidence);
+            for p in order {
+                let r = &mut cells[p];
+                if r.confidence <= worst.max(0.999) {
+                    r.confidence = r.confidence.min(0.5);
+                }
+            }
+        }
+        Ok(LayersReading {
+            corners: self.corners(&e.ideal, options),
+            cells,
+            samples: e.samples.clone(),
+            white_balance: e.balance,
+            min_layers,
+            grids,
+        })
+    }
+
+    fn finish_mission(
+        &self,
+        e: &Examined,
+        balance: WhiteBalance,
+        grids: Vec<FoundGrid>,
+        options: &LayersReadOptions,
+    ) -> Result<MissionReading, LayersError> {
+        let classifier = self.classifier(options)?;
+        let cells = self.classify(&classifier, &e.samples, &balance);
+        let keys = cells.map(|r| r.label.unwrap_or(self.set.card()));
+        let sure = cells
+            .cells()
+            .iter()
+            .all(|r| r.confidence >= JudgeOptions::default().mismatch_confidence);
+        let hits: Vec<IdentifiedMission> = self
+            .set
+            .missions()
+            .iter()
+            .filter_map(|m| {
+                keys.turn_to(m.pattern()).map(|t| IdentifiedMission {
+                    id: m.id().to_string(),
+                    quarter_turns: t,
+                })
+            })
+            .collect();
+        let mission = match hits.as_slice() {
+            [one] if sure => Some(one.clone()),
+            _ => None,
+        };
+        Ok(MissionReading {
+            corners: self.corners(&e.ideal, options),
+            cells,
+            white_balance: balance,
+            mission,
+            grids,
+        })
+    }
+
+    /// [`read_mission_card`] with this reader's buffers.
+    pub fn read_mission(
+        &mut self,
+        image: &RgbImage,
+        options: &LayersReadOptions,
+    ) -> Result<MissionReading, LayersError> {
+        let examined = self.examine(image, options)?;
+        let grids: Vec<FoundGrid> = examined.iter().flatten().map(|e| e.found.clone()).collect();
+        let complete: Vec<&Examined> = examined
+            .iter()
+            .flatten()
+            .filter(|e| !matches!(e.found.kind, GridKind::CutOff | GridKind::Unexamined))
+            .collect();
+        let marked: Vec<&Examined> = complete
+            .iter()
+            .copied()
+            .filter(|e| e.found.kind == GridKind::MissionCard)
+            .collect();
+        // Alone in the photo, the one complete grid is the card even if its glyph was missed.
+        let e = match (marked.as_slice(), complete.as_slice()) {
+            ([one], _) | ([], [one]) => *one,
+            ([], []) => {
+                return Err(if grids.iter().any(|g| g.kind == GridKind::CutOff) {
+                    LayersError::CutOff {
+                        what: "mission card",
+                        grids,
+                    }
+                } else {
+                    LayersError::NotFound {
+                        what: "mission card",
+                        reason: format!("no {}x{} grid", self.set.rows(), self.set.cols()),
+                        grids,
+                    }
+                })
+            }
+            (m, c) => {
+                return Err(LayersError::Ambiguous {
+                    what: "mission card",
+                    count: if m.is_empty() { c.len() } else { m.len() },
+                    grids,
+                })
+            }
+        };
+        self.finish_mission(e, e.balance, grids, options)
+    }
+
+    /// [`read_stack_and_mission`] with this reader's buffers.
+    pub fn read_both(
+        &mut self,
+        image: &RgbImage,
+        options: &LayersReadOptions,
+    ) -> Result<(LayersReading, MissionReading), LayersError> {
+        let examined = self.examine(image, options)?;
+        let grids: Vec<FoundGrid> = examined.iter().flatten().map(|e| e.found.clone()).collect();
+        let i = self.pick_stack(&examined, &grids)?;
+        let Some(stack) = examined[i].as_ref() else {
+            return Err(LayersError::Request("internal: stack not examined".into()));
+        };
+        let missions: Vec<&Examined> = examined
+            .iter()
+            .flatten()
+            .filter(|e| e.found.kind == GridKind::MissionCard)
+            .collect();
+        let m = match missions.as_slice() {
+            [one] => *one,
+            [] => {
+                return Err(LayersError::NotFound {
+                    what: "mission card",
+                    reason: "no grid beside the stack has a printed number beside it".into(),
+                    grids,
+                })
+            }
+            many => {
+                return Err(LayersError::Ambiguous {
+                    what: "mission card",
+                    count: many.len(),
+                    grids,
+                })
+            }
+        };
+        let reading = self.finish_stack(stack, grids.clone(), options)?;
+        // One light: the stack's balance (its frame and card are known colours) for both.
+        let mission = self.finish_mission(m, stack.balance, grids, options)?;
+        Ok((reading, mission))
+    }
+}
+
+/// Samples a band `d0..d1` cell sizes outside the cell area, per side (top, right, bottom,
+/// left), `per_cell` positions along each cell of a side at each of three depths.
+fn ring(
+    look: &Lookup<'_>,
+    ideal: &Quad,
+    rows: usize,
+    cols: usize,
+    d0: f32,
+    d1: f32,
+    per_cell: usize,
+) -> [Vec<Srgb>; 4] {
+    let (r, c) = (rows as f32, cols as f32);
+    let mut out: [Vec<Srgb>; 4] = Default::default();
+    let Some(g) = homography_4(&rect(0.0, 0.0, c, r), ideal) else {
+        return out;
+    };
+    for (side, v) in out.iter_mut().enumerate() {
+        let len = if side % 2 == 0 { cols } else { rows };
+        let n = len * per_cell;
+        for depth in 0..3 {
+            let d = d0 + (d1 - d0) * (depth as f32 + 0.5) / 3.0;
+            for i in 0..n {
+                // Stay clear of the corners, where rounded card corners and seams are.
+                let t = 0.1 + 0.8 * (i as f32 + 0.5) / n as f32;
+                let lp = match side {
+                    0 => [t * c, -d],
+                    1 => [c + d, t * r],
+                    2 => [(1.0 - t) * c, r + d],
+                    _ => [-d, (1.0 - t) * r],
+                };
+                if let Some(px) = apply_homography(&g, lp).and_then(|p| look.rgb(p)) {
+                    let b = px.map(|x| x.round().clamp(0.0, 255.0) as u8);
+                    v.push(Srgb::new(b[0], b[1], b[2]));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Per-channel median.
+fn median<'a>(it: impl Iterator<Item = &'a Srgb>) -> Option<Srgb> {
+    let mut ch: [Vec<u8>; 3] = Default::default();
+    for c in it {
+        ch[0].push(c.r);
+        ch[1].push(c.g);
+        ch[2].push(c.b);
+    }
+    if ch[0].is_empty() {
+        return None;
+    }
+    let m = |v: &mut Vec<u8>| {
+        v.sort_unstable();
+        v[v.len() / 2]
+    };
+    let [a, b, c] = &mut ch;
+    Some(Srgb::new(m(a), m(b), m(c)))
+}
+
+/// How much a compact glyph stands out in one margin. Per side, the band from just outside the
+/// frame to 1.65 cells out is sampled in columns across the side; a sample is *body* when it
+/// is within ΔE 10 of the side's near band (the material right outside the frame), and
+/// *enclosed ink* when it is far from it (ΔE > 30) but has body both nearer the frame and further out in
+/// its column: a printed number on a card. A card edge with the table beyond is not enclosed.
+/// The score is the fraction of inked columns in the inkiest half-cell window minus the
+/// fraction over the whole side: a number is ink in one place of one side.
+fn glyph_score(
+    look: &Lookup<'_>,
+    ideal: &Quad,
+    rows: usize,
+    cols: usize,
+    fw: f32,
+    wb: &WhiteBalance,
+    _card: Lab,
+) -> f32 {
+    const DEPTHS: usize = 12;
+    const ACROSS: usize = 6;
+    let (r, c) = (rows as f32, cols as f32);
+    let Some(g) = homography_4(&rect(0.0, 0.0, c, r), ideal) else {
+        return 0.0;
+    };
+    let mut best = 0.0f32;
+    for side in 0..4 {
+        let len = if side % 2 == 0 { cols } else { rows };
+        let segs = 2 * len;
+        // labs[column][depth]
+        let mut labs: Vec<[Option<Lab>; DEPTHS]> = vec![[None; DEPTHS]; segs * ACROSS];
+        for (col, column) in labs.iter_mut().enumerate() {
+            let t = (col as f32 + 0.5) / (segs * ACROSS) as f32;
+            for (depth, slot) in column.iter_mut().enumerate() {
+                let d = fw + 0.05 + 1.6 * (depth as f32 + 0.5) / DEPTHS as f32;
+                let lp = match side {
+                    0 => [t * c, -d],
+                    1 => [c + d, t * r],
+                    2 => [(1.0 - t) * c, r + d],
+                    _ => [-d, (1.0 - t) * r],
+                };
+                *slot = apply_homography(&g, lp)
+                    .and_then(|p| look.rgb(p))
+                    .map(|px| {
+                        let b = px.map(|x| x.round().clamp(0.0, 255.0) as u8);
+                        Lab::from_srgb(wb.apply(Srgb::new(b[0], b[1], b[2])))
+                    });
+            }
+        }
+        // The side's body: the median of the two nearest depths.
+        let near: Vec<Lab> = labs
+            .iter()
+            .flat_map(|col| col[..2].iter().flatten().copied())
+            .collect();
+        if near.is_empty() {
+            continue;
+        }
+        let med = |f: fn(&Lab) -> f32| {
+            let mut v: Vec<f32> = near.iter().map(f).collect();
+            v.sort_by(f32::total_cmp);
+            v[v.len() / 2]
+        };
+        let body = Lab {
+            l: med(|x| x.l),
+            a: med(|x| x.a),
+            b: med(|x| x.b),
+        };
+        let is_body = |x: &Option<Lab>| x.is_some_and(|x| x.delta_e(body) <= 10.0);
+        // Per column: does it hold enclosed ink? Printed ink contrasts strongly with its card
+        // (a tablecloth pattern beyond a card edge often does not).
+        let inked: Vec<bool> = labs
+            .iter()
+            .map(|column| {
+                (1..DEPTHS - 1).any(|d| {
+                    column[d].is_some_and(|x| x.delta_e(body) > 30.0)
+                        && column[..d].iter().any(is_body)
+                        && column[d + 1..].iter().any(is_body)
+                })
+            })
+            .collect();
+        // The inkiest half-cell window away from the side's ends, against the side as a whole.
+        let n = inked.len();
+        let typical = inked.iter().filter(|&&b| b).count() as f32 / n as f32;
+        let peak = (ACROSS..n.saturating_sub(2 * ACROSS))
+            .map(|s| inked[s..s + ACROSS].iter().filter(|&&b| b).count() as f32 / ACROSS as f32)
+            .fold(0.0f32, f32::max);
+        best = best.max(peak - typical);
+    }
+    best
+}
