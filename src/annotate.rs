@@ -12,7 +12,6 @@ pub enum CellMark {
     /// Read with confidence and agreeing with what was expected (or nothing was expected).
     Fine,
     /// Read with confidence and different from what was expected.
-    #[allow(dead_code)] // Drawn by the Layers+ verdicts; `grid read` expects nothing.
     Mismatch,
     /// Not read confidently enough.
     Doubtful,

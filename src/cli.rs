@@ -29,6 +29,34 @@ pub enum Command {
     /// Synthetic photos with ground truth, for tests, evaluation and demos.
     #[command(subcommand)]
     Render(RenderCommand),
+    /// Measure accuracy and speed of the real pipeline on rendered scenes.
+    #[command(subcommand)]
+    Eval(EvalCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum EvalCommand {
+    /// Render N scenes of a set (half matching a mission, half near-misses 1-3 cells off), run
+    /// the photo pipeline on their JPEGs, and report per-cell error, verdict accuracy, false
+    /// accepts and rejects, the undecided rate and timing.
+    Layers {
+        /// The Layers+ set file.
+        #[arg(long)]
+        set: PathBuf,
+        #[arg(long, default_value_t = 100)]
+        n: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value = "1920x1080", value_parser = parse_size)]
+        size: (u32, u32),
+        #[arg(long, value_enum, default_value_t = DegradationArg::Realistic)]
+        degradation: DegradationArg,
+        /// Save the JPEG and truth of every scene not judged right into this folder.
+        #[arg(long, value_name = "DIR")]
+        failures: Option<PathBuf>,
+        #[command(flatten)]
+        output: Output,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -122,6 +150,21 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
     Ok((n(w)?, n(h)?))
 }
 
+/// Where the mission to verify against comes from: exactly one of these.
+#[derive(Debug, Clone, Args)]
+#[group(required = true, multiple = false)]
+pub struct MissionSource {
+    /// A mission of the set, by id (e.g. 3-07).
+    #[arg(long)]
+    pub mission: Option<String>,
+    /// A photo of the mission card alone.
+    #[arg(long, value_name = "CARD.jpg")]
+    pub mission_photo: Option<PathBuf>,
+    /// The mission card lies in the same photo as the stack: both are read under the same light.
+    #[arg(long)]
+    pub mission_in_photo: bool,
+}
+
 /// Options of every command that reads a photo.
 #[derive(Debug, Clone, Args)]
 pub struct PhotoOptions {
@@ -158,6 +201,36 @@ pub enum LayersCommand {
         /// The mission id, e.g. 3-07.
         #[arg(long)]
         mission: String,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Read the visible grid of the stack on its player card in a photo.
+    ///
+    /// Exit 0 when every cell was read confidently; 3 when the stack could not be found or a
+    /// cell is doubtful (the message says what to retake); 2 for bad input.
+    Read {
+        /// The photo (JPEG or PNG).
+        photo: PathBuf,
+        /// The Layers+ set file (yours from `layers enroll`, or a shipped one).
+        #[arg(long)]
+        set: PathBuf,
+        #[command(flatten)]
+        photo_options: PhotoOptions,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Judge whether the stack in a photo matches a mission: exit 0 match, 1 mismatch,
+    /// 3 undecided (with what to retake), 2 bad input.
+    Verify {
+        /// The photo of the stack on its player card.
+        photo: PathBuf,
+        /// The Layers+ set file.
+        #[arg(long)]
+        set: PathBuf,
+        #[command(flatten)]
+        mission: MissionSource,
+        #[command(flatten)]
+        photo_options: PhotoOptions,
         #[command(flatten)]
         output: Output,
     },

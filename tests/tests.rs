@@ -5,4 +5,5 @@ mod util;
 mod enroll;
 mod grid_read;
 mod layers_cli;
+mod layers_verify;
 mod set_check;

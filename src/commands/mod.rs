@@ -1,14 +1,18 @@
 //! One module per command group; each command returns an [`Outcome`].
 
 mod enroll;
+mod eval;
 mod grid;
+mod judge;
 mod layers;
 mod render;
 mod set;
 
 use anyhow::Result;
 
-use crate::cli::{Cli, Command, GridCommand, LayersCommand, RenderCommand, SetCommand};
+use crate::cli::{
+    Cli, Command, EvalCommand, GridCommand, LayersCommand, RenderCommand, SetCommand,
+};
 use crate::outcome::Outcome;
 
 pub fn run(cli: Cli) -> Result<Outcome> {
@@ -19,6 +23,19 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             mission,
             output,
         }) => layers::solve(&set, &mission, output),
+        Command::Layers(LayersCommand::Read {
+            photo,
+            set,
+            photo_options,
+            output,
+        }) => judge::read(&photo, &set, &photo_options, output),
+        Command::Layers(LayersCommand::Verify {
+            photo,
+            set,
+            mission,
+            photo_options,
+            output,
+        }) => judge::verify(&photo, &set, &mission, &photo_options, output),
         Command::Layers(LayersCommand::Enroll {
             photos,
             rows,
@@ -51,6 +68,23 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             palette: palette.as_deref(),
             min_confidence,
             photo_options: &photo_options,
+            output,
+        }),
+        Command::Eval(EvalCommand::Layers {
+            set,
+            n,
+            seed,
+            size,
+            degradation,
+            failures,
+            output,
+        }) => eval::layers(eval::EvalLayers {
+            set: &set,
+            n,
+            seed,
+            size,
+            degradation,
+            failures,
             output,
         }),
         Command::Render(RenderCommand::Layers {

@@ -1,0 +1,460 @@
+//! `tablejudge layers read` and `tablejudge layers verify`: photos of stacks, judged.
+
+use std::path::Path;
+
+use anyhow::Result;
+use image::{Rgb, RgbImage};
+use serde_json::{json, Value};
+use tablejudge_rules::layers::LayersSet;
+use tablejudge_rules::{Grid, Key, Pos};
+use tablejudge_vision::layers::{
+    judge, judge_against_photo, FoundGrid, GridKind, JudgeOptions, Judgement, LayersError,
+    LayersReadOptions, LayersReader, LayersReading, MissionReading,
+};
+use tablejudge_vision::rectify::Quad;
+use tablejudge_vision::Reading;
+
+use super::print_json;
+use crate::annotate::{annotate, grid_to_image, CellMark, CellNote, GridNote};
+use crate::cli::{MissionSource, Output, PhotoOptions};
+use crate::input::load_layers_set;
+use crate::outcome::{BadInput, Outcome};
+use crate::photo::{load_camera, load_photo, save_image};
+
+const STACK_COLOUR: Rgb<u8> = Rgb([0, 160, 255]);
+const MISSION_COLOUR: Rgb<u8> = Rgb([200, 80, 255]);
+const OTHER_COLOUR: Rgb<u8> = Rgb([150, 150, 150]);
+
+fn read_options(photo_options: &PhotoOptions) -> Result<LayersReadOptions> {
+    let camera = photo_options
+        .camera_calibration
+        .as_deref()
+        .map(load_camera)
+        .transpose()?;
+    Ok(LayersReadOptions {
+        camera,
+        ..LayersReadOptions::default()
+    })
+}
+
+/// A reading error of the photo itself (no stack, two stacks, cut off) is undecided; a
+/// malformed request is bad input.
+fn undecided_or_bad(e: LayersError, source: &str) -> Result<(String, Vec<FoundGrid>)> {
+    match e {
+        LayersError::Request(_) => Err(BadInput(format!("{source}: {e}")).into()),
+        other => Ok((other.to_string(), other.grids().to_vec())),
+    }
+}
+
+/// Cells the judge would not trust (confidence below its per-cell bar).
+fn doubtful_cells(cells: &Grid<Reading>, options: &JudgeOptions) -> Vec<Pos> {
+    cells
+        .iter()
+        .filter(|(_, r)| 1.0 - r.confidence > options.max_cell_error)
+        .map(|(p, _)| p)
+        .collect()
+}
+
+fn grid_rows(cells: &Grid<Reading>) -> Vec<String> {
+    cells.map(|r| r.label.map_or('?', Key::char)).to_rows()
+}
+
+fn other_grids_json(grids: &[FoundGrid]) -> Value {
+    json!(grids)
+}
+
+pub fn read(
+    photo: &Path,
+    set_path: &Path,
+    photo_options: &PhotoOptions,
+    output: Output,
+) -> Result<Outcome> {
+    let set = load_layers_set(set_path)?;
+    let options = read_options(photo_options)?;
+    let image = load_photo(photo)?;
+    let source = photo.display().to_string();
+    let mut reader =
+        LayersReader::new(&set).map_err(|e| BadInput(format!("{}: {e}", set_path.display())))?;
+    let judge_options = JudgeOptions::default();
+    match reader.read(&image, &options) {
+        Ok(reading) => {
+            let doubtful = doubtful_cells(&reading.cells, &judge_options);
+            let outcome = if doubtful.is_empty() {
+                Outcome::Pass
+            } else {
+                Outcome::Undecided
+            };
+            let reason = (!doubtful.is_empty()).then(|| doubt_reason(&doubtful));
+            if output.json {
+                let mut v = serde_json::to_value(reading.to_observation(&source))?;
+                v["status"] = json!(if doubtful.is_empty() {
+                    "read"
+                } else {
+                    "undecided"
+                });
+                v["min_layers"] = json!(reading.min_layers);
+                v["grids"] = other_grids_json(&reading.grids);
+                if let Some(r) = &reason {
+                    v["reason"] = json!(r);
+                }
+                print_json(&v)?;
+            } else {
+                println!("{source}: stack read ({}x{})", set.rows(), set.cols());
+                for row in grid_rows(&reading.cells) {
+                    println!("  {row}");
+                }
+                match reading.min_layers {
+                    Some(n) => println!("fewest layers of the set that show this: {n}"),
+                    None => println!("no stack of this set shows this grid: some cell is misread"),
+                }
+                if let Some(r) = &reason {
+                    println!("undecided: {r}");
+                }
+            }
+            if let Some(out) = &photo_options.annotate {
+                let marks = reading.cells.map(|_| CellMark::Fine);
+                let marks = mark_cells(marks, &doubtful, CellMark::Doubtful);
+                let banner = match &reason {
+                    None => "READ: every cell confident".to_owned(),
+                    Some(r) => format!("UNDECIDED: {r}"),
+                };
+                let mark = if reason.is_none() {
+                    CellMark::Fine
+                } else {
+                    CellMark::Doubtful
+                };
+                save_image(
+                    &draw(&image, &set, Some(&reading), None, &marks, &banner, mark),
+                    out,
+                )?;
+            }
+            Ok(outcome)
+        }
+        Err(e) => {
+            let (reason, grids) = undecided_or_bad(e, &source)?;
+            report_undecided(&source, &reason, &grids, output)?;
+            if let Some(out) = &photo_options.annotate {
+                save_image(
+                    &draw_grids_only(&image, &set, &grids, &format!("UNDECIDED: {reason}")),
+                    out,
+                )?;
+            }
+            Ok(Outcome::Undecided)
+        }
+    }
+}
+
+fn doubt_reason(doubtful: &[Pos]) -> String {
+    let cells: Vec<String> = doubtful.iter().map(ToString::to_string).collect();
+    format!(
+        "{} cell{} not read confidently ({}): retake with even light, no glare or shadow on the stack",
+        doubtful.len(),
+        if doubtful.len() == 1 { "" } else { "s" },
+        cells.join("; ")
+    )
+}
+
+fn report_undecided(source: &str, reason: &str, grids: &[FoundGrid], output: Output) -> Result<()> {
+    if output.json {
+        print_json(
+            &json!({ "source": source, "verdict": "undecided", "reason": reason, "grids": grids }),
+        )
+    } else {
+        println!("{source}: undecided: {reason}");
+        Ok(())
+    }
+}
+
+fn mark_cells(mut marks: Grid<CellMark>, cells: &[Pos], mark: CellMark) -> Grid<CellMark> {
+    for &p in cells {
+        if let Some(m) = marks.get_mut(p) {
+            *m = mark;
+        }
+    }
+    marks
+}
+
+/// The mission to verify against: a set mission's pattern, or a mission card read from a photo.
+enum Expected {
+    SetMission(String, Grid<Key>),
+    Photo(MissionReading),
+}
+
+pub fn verify(
+    photo: &Path,
+    set_path: &Path,
+    source_of_mission: &MissionSource,
+    photo_options: &PhotoOptions,
+    output: Output,
+) -> Result<Outcome> {
+    let set = load_layers_set(set_path)?;
+    let options = read_options(photo_options)?;
+    if let Some(id) = &source_of_mission.mission {
+        if set.mission(id).is_none() {
+            let ids: Vec<&str> = set.missions().iter().map(|m| m.id()).collect();
+            return Err(BadInput(format!(
+                "{}: no mission {id:?} (the set's missions: {})",
+                set_path.display(),
+                if ids.is_empty() {
+                    "none; use --mission-photo or --mission-in-photo".to_owned()
+                } else {
+                    ids.join(", ")
+                }
+            ))
+            .into());
+        }
+    }
+    let mission_card = source_of_mission
+        .mission_photo
+        .as_deref()
+        .map(load_photo)
+        .transpose()?;
+    let image = load_photo(photo)?;
+    let source = photo.display().to_string();
+    let mut reader =
+        LayersReader::new(&set).map_err(|e| BadInput(format!("{}: {e}", set_path.display())))?;
+    let judge_options = JudgeOptions::default();
+
+    let read = if source_of_mission.mission_in_photo {
+        reader
+            .read_both(&image, &options)
+            .map(|(s, m)| (s, Expected::Photo(m)))
+    } else if let Some(card) = &mission_card {
+        let card_source = source_of_mission
+            .mission_photo
+            .as_deref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        match reader.read_mission(card, &options) {
+            Ok(m) => reader
+                .read(&image, &options)
+                .map(|s| (s, Expected::Photo(m))),
+            Err(e) => {
+                let (reason, grids) = undecided_or_bad(e, &card_source)?;
+                let reason = format!("mission card photo {card_source}: {reason}");
+                report_undecided(&source, &reason, &grids, output)?;
+                return Ok(Outcome::Undecided);
+            }
+        }
+    } else {
+        // Checked above: with neither photo option, a mission id was given and exists.
+        let id = source_of_mission.mission.clone().unwrap_or_default();
+        let pattern = set.mission(&id).map(|m| m.pattern().clone());
+        match pattern {
+            Some(p) => reader
+                .read(&image, &options)
+                .map(|s| (s, Expected::SetMission(id, p))),
+            None => {
+                return Err(BadInput(format!("{}: no mission {id:?}", set_path.display())).into())
+            }
+        }
+    };
+    let (stack, expected) = match read {
+        Ok(x) => x,
+        Err(e) => {
+            let (reason, grids) = undecided_or_bad(e, &source)?;
+            report_undecided(&source, &reason, &grids, output)?;
+            if let Some(out) = &photo_options.annotate {
+                save_image(
+                    &draw_grids_only(&image, &set, &grids, &format!("UNDECIDED: {reason}")),
+                    out,
+                )?;
+            }
+            return Ok(Outcome::Undecided);
+        }
+    };
+    let judgement = match &expected {
+        Expected::SetMission(_, pattern) => judge(&stack.cells, pattern, &judge_options),
+        Expected::Photo(m) => judge_against_photo(&stack.cells, &m.cells, &judge_options),
+    };
+    let outcome = match &judgement {
+        Judgement::Match { .. } => Outcome::Pass,
+        Judgement::Mismatch { .. } => Outcome::Fail,
+        Judgement::Undecided { .. } => Outcome::Undecided,
+    };
+    let (mission_id, mission_rows) = match &expected {
+        Expected::SetMission(id, p) => (Some(id.clone()), p.map(|k| k.char()).to_rows()),
+        Expected::Photo(m) => (
+            m.mission.as_ref().map(|i| i.id.clone()),
+            grid_rows(&m.cells),
+        ),
+    };
+
+    if output.json {
+        let mut v = serde_json::to_value(&judgement)?;
+        v["source"] = json!(source);
+        v["mission"] = json!({
+            "id": mission_id,
+            "from": match (&expected, source_of_mission.mission_in_photo) {
+                (Expected::SetMission(..), _) => "set",
+                (Expected::Photo(_), true) => "same photo",
+                (Expected::Photo(_), false) => "mission photo",
+            },
+            "pattern": mission_rows,
+        });
+        v["stack"] = serde_json::to_value(stack.to_observation(&source))?;
+        v["grids"] = other_grids_json(&stack.grids);
+        print_json(&v)?;
+    } else {
+        let verdict = verdict_line(&judgement);
+        println!("{source}: {verdict}");
+        println!(
+            "  stack            mission{}",
+            mission_id
+                .as_deref()
+                .map(|i| format!(" {i}"))
+                .unwrap_or_default()
+        );
+        for (s, m) in grid_rows(&stack.cells).iter().zip(&mission_rows) {
+            println!("  {s:<16} {m}");
+        }
+        if let Judgement::Undecided { retake, .. } = &judgement {
+            println!("  retake: {retake}");
+        }
+    }
+
+    if let Some(out) = &photo_options.annotate {
+        let marks = stack.cells.map(|_| CellMark::Fine);
+        let marks = match &judgement {
+            Judgement::Mismatch { mismatched, .. } => {
+                mark_cells(marks, mismatched, CellMark::Mismatch)
+            }
+            Judgement::Undecided { doubtful, .. } => mark_cells(
+                marks,
+                &doubtful.iter().map(|d| d.pos).collect::<Vec<_>>(),
+                CellMark::Doubtful,
+            ),
+            Judgement::Match { .. } => marks,
+        };
+        let mark = match outcome {
+            Outcome::Pass => CellMark::Fine,
+            Outcome::Fail => CellMark::Mismatch,
+            _ => CellMark::Doubtful,
+        };
+        let mission = match &expected {
+            Expected::Photo(m) if source_of_mission.mission_in_photo => Some(m),
+            _ => None,
+        };
+        save_image(
+            &draw(
+                &image,
+                &set,
+                Some(&stack),
+                mission,
+                &marks,
+                &verdict_line(&judgement),
+                mark,
+            ),
+            out,
+        )?;
+    }
+    Ok(outcome)
+}
+
+fn verdict_line(j: &Judgement) -> String {
+    match j {
+        Judgement::Match { quarter_turns, .. } => format!("MATCH (stack turned {quarter_turns})"),
+        Judgement::Mismatch { mismatched, .. } => {
+            let cells: Vec<String> = mismatched.iter().map(ToString::to_string).collect();
+            format!(
+                "MISMATCH: {} cell{} differ: {}",
+                mismatched.len(),
+                if mismatched.len() == 1 { "" } else { "s" },
+                cells.join("; ")
+            )
+        }
+        Judgement::Undecided { reason, .. } => format!("UNDECIDED: {reason}"),
+    }
+}
+
+fn cell_notes(cells: &Grid<Reading>, marks: &Grid<CellMark>) -> Vec<CellNote> {
+    cells
+        .iter()
+        .map(|(p, r)| CellNote {
+            text: r.label.map_or_else(|| "?".to_owned(), |k| k.to_string()),
+            mark: marks[p],
+        })
+        .collect()
+}
+
+fn draw(
+    image: &RgbImage,
+    set: &LayersSet,
+    stack: Option<&LayersReading>,
+    mission: Option<&MissionReading>,
+    marks: &Grid<CellMark>,
+    banner: &str,
+    mark: CellMark,
+) -> RgbImage {
+    let (rows, cols) = (set.rows(), set.cols());
+    let stack_map = stack.and_then(|s| grid_to_image(&s.corners, rows, cols));
+    let mission_map = mission.and_then(|m| grid_to_image(&m.corners, rows, cols));
+    let stack_notes = stack
+        .map(|s| cell_notes(&s.cells, marks))
+        .unwrap_or_default();
+    let mission_notes = mission
+        .map(|m| cell_notes(&m.cells, &m.cells.map(|_| CellMark::Fine)))
+        .unwrap_or_default();
+    let mut grids = Vec::new();
+    if let Some(f) = &stack_map {
+        grids.push(GridNote {
+            rows,
+            cols,
+            to_image: f,
+            cells: &stack_notes,
+            outline: STACK_COLOUR,
+            caption: Some("stack"),
+        });
+    }
+    if let Some(f) = &mission_map {
+        grids.push(GridNote {
+            rows,
+            cols,
+            to_image: f,
+            cells: &mission_notes,
+            outline: MISSION_COLOUR,
+            caption: Some("mission card"),
+        });
+    }
+    annotate(image, &grids, banner, mark)
+}
+
+/// When no stack was settled on: every grid found, outlined and captioned by what it seemed.
+fn draw_grids_only(
+    image: &RgbImage,
+    set: &LayersSet,
+    grids: &[FoundGrid],
+    banner: &str,
+) -> RgbImage {
+    let (rows, cols) = (set.rows(), set.cols());
+    let maps: Vec<(Quad, &'static str)> = grids
+        .iter()
+        .map(|g| {
+            let caption = match g.kind {
+                GridKind::Stack => "stack?",
+                GridKind::MissionCard => "mission card",
+                GridKind::NotOnCard => "not on a player card",
+                GridKind::CutOff => "cut off",
+                GridKind::Unexamined => "not examined",
+            };
+            (g.corners, caption)
+        })
+        .collect();
+    let fns: Vec<_> = maps
+        .iter()
+        .filter_map(|(q, c)| grid_to_image(q, rows, cols).map(|f| (f, *c)))
+        .collect();
+    let notes: Vec<CellNote> = Vec::new();
+    let grid_notes: Vec<GridNote> = fns
+        .iter()
+        .map(|(f, c)| GridNote {
+            rows,
+            cols,
+            to_image: f,
+            cells: &notes,
+            outline: OTHER_COLOUR,
+            caption: Some(c),
+        })
+        .collect();
+    annotate(image, &grid_notes, banner, CellMark::Doubtful)
+}

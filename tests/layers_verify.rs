@@ -1,0 +1,171 @@
+//! `tablejudge layers read` and `layers verify` on rendered photos. Whatever the photo, the
+//! verdict must never be wrong: a stack that makes the mission is never called a mismatch and
+//! a near-miss is never called a match (undecided is allowed; accuracy is measured by `eval`).
+
+use crate::assert_exit;
+use crate::util::{model, path_str, tablejudge};
+
+fn render(
+    dir: &std::path::Path,
+    set: &str,
+    seed: u64,
+    mission: &str,
+    near_miss: bool,
+    degradation: &str,
+) -> std::path::PathBuf {
+    let set = model(set);
+    let mut args = vec![
+        "render",
+        "layers",
+        "--set",
+        path_str(&set),
+        "--out",
+        path_str(dir),
+        "--n",
+        "1",
+        "--size",
+        "1280x720",
+        "--mission",
+        mission,
+        "--degradation",
+        degradation,
+    ];
+    let seed = seed.to_string();
+    args.extend(["--seed", &seed]);
+    if near_miss {
+        args.push("--near-miss");
+    }
+    let run = tablejudge(args);
+    assert_exit!(run, 0);
+    dir.join("scene_0000.jpg")
+}
+
+#[test]
+fn verdicts_are_never_wrong_on_rendered_photos() {
+    for (set, mission, seeds) in [
+        ("layers/reference.json", "3-04", [1u64, 2, 3]),
+        ("layers/parlour.json", "2-03", [4, 5, 6]),
+    ] {
+        for seed in seeds {
+            for near_miss in [false, true] {
+                let dir = tempfile::tempdir().unwrap();
+                let photo = render(dir.path(), set, seed, mission, near_miss, "realistic");
+                let set_path = model(set);
+                let run = tablejudge([
+                    "layers",
+                    "verify",
+                    path_str(&photo),
+                    "--set",
+                    path_str(&set_path),
+                    "--mission",
+                    mission,
+                    "--json",
+                ]);
+                let wrong = if near_miss { 0 } else { 1 };
+                assert_ne!(
+                    run.code, wrong,
+                    "{set} seed {seed} near-miss {near_miss}: a wrong verdict\n{}",
+                    run.stdout
+                );
+                assert!([0, 1, 3].contains(&run.code), "{}", run.stderr);
+                let v = run.json();
+                assert!(
+                    ["match", "mismatch", "undecided"].contains(&v["verdict"].as_str().unwrap()),
+                    "{v}"
+                );
+                if run.code == 3 {
+                    assert!(
+                        v["reason"].as_str().is_some_and(|r| !r.is_empty()),
+                        "undecided says why: {v}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn verify_writes_an_annotated_image_and_read_prints_the_grid() {
+    let dir = tempfile::tempdir().unwrap();
+    let photo = render(
+        dir.path(),
+        "layers/reference.json",
+        11,
+        "2-05",
+        false,
+        "clean",
+    );
+    let set = model("layers/reference.json");
+    let out = dir.path().join("verdict.png");
+    let run = tablejudge([
+        "layers",
+        "verify",
+        path_str(&photo),
+        "--set",
+        path_str(&set),
+        "--mission",
+        "2-05",
+        "--annotate",
+        path_str(&out),
+    ]);
+    assert!([0, 3].contains(&run.code), "{}{}", run.stdout, run.stderr);
+    let img = image::open(&out).expect("the annotated image was written");
+    assert_eq!((img.width(), img.height()), (1280, 720));
+    let run = tablejudge([
+        "layers",
+        "read",
+        path_str(&photo),
+        "--set",
+        path_str(&set),
+        "--json",
+    ]);
+    assert!([0, 3].contains(&run.code), "{}{}", run.stdout, run.stderr);
+    if run.code == 0 {
+        assert_eq!(run.json()["rows"], 4);
+    }
+}
+
+#[test]
+fn bad_requests_are_bad_input() {
+    let set = model("layers/reference.json");
+    let run = tablejudge([
+        "layers",
+        "verify",
+        "x.jpg",
+        "--set",
+        path_str(&set),
+        "--mission",
+        "9-99",
+    ]);
+    assert_exit!(run, 2);
+    assert!(run.stderr.contains("no mission \"9-99\""), "{}", run.stderr);
+    let run = tablejudge(["layers", "verify", "x.jpg", "--set", path_str(&set)]);
+    assert_exit!(run, 2);
+    assert!(run.stderr.contains("--mission"), "{}", run.stderr);
+    let run = tablejudge([
+        "layers",
+        "verify",
+        "x.jpg",
+        "--set",
+        path_str(&set),
+        "--mission",
+        "2-01",
+        "--mission-in-photo",
+    ]);
+    assert_exit!(run, 2);
+    let run = tablejudge([
+        "layers",
+        "verify",
+        "no/such.jpg",
+        "--set",
+        path_str(&set),
+        "--mission",
+        "2-01",
+    ]);
+    assert_exit!(run, 2);
+    assert!(
+        run.stderr.contains("no/such.jpg: cannot read the photo"),
+        "{}",
+        run.stderr
+    );
+}
