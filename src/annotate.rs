@@ -110,11 +110,15 @@ fn draw_grid(img: &mut RgbImage, grid: &GridNote<'_>, scale: u32) {
             line_width(c, grid.cols, scale),
         );
     }
+    // Labels fit inside their cells, however small the grid is in the photo.
+    let (o, x1, y1) = (to([0.0, 0.0]), to([1.0, 0.0]), to([0.0, 1.0]));
+    let cell_px = ((x1[0] - o[0]).hypot(x1[1] - o[1])).min((y1[0] - o[0]).hypot(y1[1] - o[1]));
+    let label_scale = ((cell_px * 0.45 / 8.0) as u32).clamp(1, scale + 1);
     for (i, note) in grid.cells.iter().enumerate().take(grid.rows * grid.cols) {
         let (r, c) = (i / grid.cols, i % grid.cols);
         let centre = to([c as f64 + 0.5, r as f64 + 0.5]);
         if !note.text.is_empty() {
-            draw_label(img, centre, &note.text, note.mark.colour(), scale + 1);
+            draw_label(img, centre, &note.text, note.mark.colour(), label_scale);
         }
         if note.mark != CellMark::Fine {
             // A ring inside the cell so a mismatched or doubtful cell stands out at a glance.

@@ -91,3 +91,29 @@ fn missing_arguments_are_usage_errors() {
     assert_exit!(run, 2);
     assert!(run.stderr.contains("--set"), "{}", run.stderr);
 }
+
+/// Regression: `tablejudge … | head` closed the pipe and the binary panicked.
+#[test]
+fn a_closed_stdout_is_not_a_panic() {
+    use std::process::{Command, Stdio};
+    let set = model("layers/reference.json");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tablejudge"))
+        .args([
+            "layers",
+            "solve",
+            "--set",
+            path_str(&set),
+            "--mission",
+            "5-01",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    // Close our end of stdout before the binary writes its solutions.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("the binary ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+}

@@ -169,3 +169,54 @@ fn bad_requests_are_bad_input() {
         run.stderr
     );
 }
+
+/// The bundled photos of `make demo`, judged against their truth: never a wrong verdict.
+#[test]
+fn bundled_photos_are_never_judged_wrong() {
+    for (photo, set, mission_args) in [
+        (
+            "reference-3-04-with-mission-card",
+            "layers/reference.json",
+            vec!["--mission-in-photo"],
+        ),
+        (
+            "reference-3-04-with-mission-card",
+            "layers/reference.json",
+            vec!["--mission", "3-04"],
+        ),
+        (
+            "reference-4-02-near-miss",
+            "layers/reference.json",
+            vec!["--mission", "4-02"],
+        ),
+        (
+            "parlour-2-03",
+            "layers/parlour.json",
+            vec!["--mission", "2-03"],
+        ),
+    ] {
+        let dir = crate::util::root().join("fixtures");
+        let truth: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(format!("{photo}.truth.json"))).unwrap(),
+        )
+        .unwrap();
+        let matches = truth["mission"]["matches_stack"]
+            .as_bool()
+            .unwrap_or(!photo.contains("near-miss"));
+        let jpg = dir.join(format!("{photo}.jpg"));
+        let set = model(set);
+        let mut args = vec![
+            "layers",
+            "verify",
+            path_str(&jpg),
+            "--set",
+            path_str(&set),
+            "--json",
+        ];
+        args.extend(mission_args);
+        let run = tablejudge(args);
+        let wrong = if matches { 1 } else { 0 };
+        assert_ne!(run.code, wrong, "{photo}: wrong verdict\n{}", run.stdout);
+        assert!([0, 1, 3].contains(&run.code), "{photo}: {}", run.stderr);
+    }
+}

@@ -91,30 +91,37 @@ pub fn enroll(args: EnrollArgs<'_>) -> Result<Outcome> {
             "problems": report.problems,
         }))?;
     } else {
-        println!(
+        outln!(
             "wrote {} ({} photos, frame width {:.2} cells)",
             args.out.display(),
             report.photos.len(),
             report.frame_width
         );
-        println!("learned colours:");
+        outln!("learned colours:");
         for c in &report.clusters {
-            println!(
+            outln!(
                 "  {}  {:<24} {}  ({} samples, spread ΔE {:.1})",
-                c.key, c.name, c.srgb, c.members, c.spread
+                c.key,
+                c.name,
+                c.srgb,
+                c.members,
+                c.spread
             );
         }
         for p in &report.photos {
-            println!("  {}: confidence {:.2}", p.file, p.confidence);
+            outln!("  {}: confidence {:.2}", p.file, p.confidence);
         }
         for c in &report.conflicts {
-            println!(
+            outln!(
                 "retake {}: row {}, column {}: {}",
-                c.file, c.row, c.col, c.message
+                c.file,
+                c.row,
+                c.col,
+                c.message
             );
         }
         for p in &report.problems {
-            println!("problem: {p}");
+            outln!("problem: {p}");
         }
     }
     Ok(outcome)

@@ -176,7 +176,7 @@ pub fn layers(args: EvalLayers<'_>) -> Result<Outcome> {
     if args.output.json {
         print_json(&serde_json::json!({ "summary": summary, "scenes": results }))?;
     } else {
-        print_summary(&summary);
+        print_summary(&summary)?;
     }
     Ok(Outcome::Pass)
 }
@@ -340,18 +340,18 @@ fn summarise(set: &LayersSet, args: &EvalLayers<'_>, results: &[SceneResult]) ->
     }
 }
 
-fn print_summary(s: &Summary) {
+fn print_summary(s: &Summary) -> Result<()> {
     let pct = |x: f64| format!("{:.3}%", 100.0 * x);
-    println!("| set | scenes | per-cell error (all read cells) | per-cell error (confident cells) | verdict accuracy | accuracy when decided | false accepts | false rejects | undecided |");
-    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
-    println!(
+    outln!("| set | scenes | per-cell error (all read cells) | per-cell error (confident cells) | verdict accuracy | accuracy when decided | false accepts | false rejects | undecided |");
+    outln!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    outln!(
         "| {} | {} ({} match, {} near-miss) | {} ({} of {}) | {} ({}) | {} | {} | {} | {} | {} ({}) |",
         s.set, s.scenes, s.matches_true, s.mismatches_true, pct(s.per_cell_error), s.cell_errors, s.cells_read,
         pct(s.confident_per_cell_error), s.confident_cell_errors, pct(s.verdict_accuracy), pct(s.decided_accuracy),
         s.false_accepts, s.false_rejects, pct(s.undecided_rate), s.undecided
     );
-    println!();
-    println!(
+    outln!();
+    outln!(
         "timing per photo ({}, {}): decode {:.1} ms median; everything after decoding {:.1} ms median, {:.1} ms p95 (threads share 2 cores)",
         s.size, s.degradation, s.decode_ms_median, s.after_decode_ms_median, s.after_decode_ms_p95
     );
@@ -361,6 +361,7 @@ fn print_summary(s: &Summary) {
             .iter()
             .map(|(r, n)| format!("{r}: {n}"))
             .collect();
-        println!("why undecided: {}", r.join(", "));
+        outln!("why undecided: {}", r.join(", "));
     }
+    Ok(())
 }

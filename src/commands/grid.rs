@@ -56,7 +56,7 @@ pub fn read(args: GridRead<'_>) -> Result<Outcome> {
                     "reason": reason,
                 }))?;
             } else {
-                println!("{source}: undecided: {reason}");
+                outln!("{source}: undecided: {reason}");
             }
             if let Some(out) = &args.photo_options.annotate {
                 save_image(
@@ -110,7 +110,7 @@ pub fn read(args: GridRead<'_>) -> Result<Outcome> {
         }
         print_json(&v)?;
     } else {
-        println!(
+        outln!(
             "{source}: {}x{} grid, confidence {:.2}, corners {}",
             args.rows,
             args.cols,
@@ -132,10 +132,10 @@ pub fn read(args: GridRead<'_>) -> Result<Outcome> {
                     }
                 })
                 .collect();
-            println!("  {}", row.join("  "));
+            outln!("  {}", row.join("  "));
         }
         if let Some(reason) = &reason {
-            println!("undecided: {reason}");
+            outln!("undecided: {reason}");
         }
     }
 

@@ -99,16 +99,16 @@ pub fn read(
                 }
                 print_json(&v)?;
             } else {
-                println!("{source}: stack read ({}x{})", set.rows(), set.cols());
+                outln!("{source}: stack read ({}x{})", set.rows(), set.cols());
                 for row in grid_rows(&reading.cells) {
-                    println!("  {row}");
+                    outln!("  {row}");
                 }
                 match reading.min_layers {
-                    Some(n) => println!("fewest layers of the set that show this: {n}"),
-                    None => println!("no stack of this set shows this grid: some cell is misread"),
+                    Some(n) => outln!("fewest layers of the set that show this: {n}"),
+                    None => outln!("no stack of this set shows this grid: some cell is misread"),
                 }
                 if let Some(r) = &reason {
-                    println!("undecided: {r}");
+                    outln!("undecided: {r}");
                 }
             }
             if let Some(out) = &photo_options.annotate {
@@ -160,7 +160,7 @@ fn report_undecided(source: &str, reason: &str, grids: &[FoundGrid], output: Out
             &json!({ "source": source, "verdict": "undecided", "reason": reason, "grids": grids }),
         )
     } else {
-        println!("{source}: undecided: {reason}");
+        outln!("{source}: undecided: {reason}");
         Ok(())
     }
 }
@@ -297,19 +297,31 @@ pub fn verify(
         print_json(&v)?;
     } else {
         let verdict = verdict_line(&judgement);
-        println!("{source}: {verdict}");
-        println!(
-            "  stack            mission{}",
+        outln!("{source}: {verdict}");
+        outln!(
+            "  stack            mission{} (turned like the stack)",
             mission_id
                 .as_deref()
                 .map(|i| format!(" {i}"))
                 .unwrap_or_default()
         );
-        for (s, m) in grid_rows(&stack.cells).iter().zip(&mission_rows) {
-            println!("  {s:<16} {m}");
+        // Shown turned into the stack's orientation, so the cells in the verdict line up.
+        let back = match &judgement {
+            Judgement::Match { quarter_turns, .. } => quarter_turns.inverse(),
+            Judgement::Mismatch {
+                best_quarter_turns, ..
+            } => best_quarter_turns.inverse(),
+            Judgement::Undecided { .. } => tablejudge_rules::Turn::R0,
+        };
+        let shown = match &expected {
+            Expected::SetMission(_, p) => p.turned(back).map(|k| k.char()).to_rows(),
+            Expected::Photo(m) => grid_rows(&m.cells.turned(back)),
+        };
+        for (s, m) in grid_rows(&stack.cells).iter().zip(&shown) {
+            outln!("  {s:<16} {m}");
         }
         if let Judgement::Undecided { retake, .. } = &judgement {
-            println!("  retake: {retake}");
+            outln!("  retake: {retake}");
         }
     }
 
@@ -353,7 +365,9 @@ pub fn verify(
 
 fn verdict_line(j: &Judgement) -> String {
     match j {
-        Judgement::Match { quarter_turns, .. } => format!("MATCH (stack turned {quarter_turns})"),
+        Judgement::Match { quarter_turns, .. } => {
+            format!("MATCH (stack turned {} degrees)", quarter_turns.degrees())
+        }
         Judgement::Mismatch { mismatched, .. } => {
             let cells: Vec<String> = mismatched.iter().map(ToString::to_string).collect();
             format!(

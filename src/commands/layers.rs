@@ -43,15 +43,15 @@ pub fn solve(set_path: &Path, mission_id: &str, output: Output) -> Result<Outcom
         print_json(&answer)?;
         return Ok(outcome);
     }
-    println!("mission {} (level {}):", answer.mission, answer.layers);
+    outln!("mission {} (level {}):", answer.mission, answer.layers);
     for row in mission.pattern().map(|k| k.char()).to_rows() {
-        println!("  {row}");
+        outln!("  {row}");
     }
     match answer.min_layers {
-        Some(n) => println!("fewest layers that make it: {n}"),
-        None => println!("no stack of these layers makes it"),
+        Some(n) => outln!("fewest layers that make it: {n}"),
+        None => outln!("no stack of these layers makes it"),
     }
-    println!(
+    outln!(
         "{} solution{} with exactly {} layers (top layer first):",
         answer.solutions.len(),
         if answer.solutions.len() == 1 { "" } else { "s" },
@@ -59,7 +59,7 @@ pub fn solve(set_path: &Path, mission_id: &str, output: Output) -> Result<Outcom
     );
     for (i, stack) in answer.solutions.iter().enumerate() {
         let parts: Vec<String> = stack.iter().map(ToString::to_string).collect();
-        println!("  {:>3}. {}", i + 1, parts.join(" / "));
+        outln!("  {:>3}. {}", i + 1, parts.join(" / "));
     }
     Ok(outcome)
 }

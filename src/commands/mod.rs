@@ -113,6 +113,6 @@ pub fn run(cli: Cli) -> Result<Outcome> {
 
 /// Prints a value as pretty JSON on stdout.
 fn print_json(value: &impl serde::Serialize) -> Result<()> {
-    println!("{}", serde_json::to_string_pretty(value)?);
+    outln!("{}", serde_json::to_string_pretty(value)?);
     Ok(())
 }

@@ -80,7 +80,7 @@ pub fn layers(args: RenderLayers<'_>) -> Result<Outcome> {
         let truth = stem.with_extension("truth.json");
         std::fs::write(&truth, serde_json::to_string_pretty(&scene.truth)?)
             .with_context(|| format!("writing {}", truth.display()))?;
-        println!(
+        outln!(
             "{}  visible {}",
             jpg.display(),
             scene.truth.visible.join(" ")

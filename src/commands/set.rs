@@ -158,7 +158,7 @@ pub fn check(path: &Path, output: Output) -> Result<Outcome> {
     if output.json {
         print_json(&report)?;
     } else if report.valid {
-        println!("{file}: valid {}", description.unwrap_or_default());
+        outln!("{file}: valid {}", description.unwrap_or_default());
     } else {
         for e in &report.errors {
             eprintln!("{}", e.message);
