@@ -112,6 +112,9 @@ pub struct FoundGrid {
     pub card_surround: f32,
     /// Excess ink of the inkiest margin segment over its side (0 for none).
     pub glyph: f32,
+    /// The same, counting only ink enclosed by card body (not reachable from beyond the
+    /// margin without crossing body): stricter, a pattern past a card edge does not count.
+    pub enclosed_glyph: f32,
 }
 
 /// The stack as read.
@@ -329,6 +332,7 @@ impl LayersReader {
                 prominence: c.prominence,
                 card_surround: 0.0,
                 glyph: 0.0,
+                enclosed_glyph: 0.0,
             };
             // Weak lattices are not grids at all; cut ones are reported but never read.
             if c.quality.total < ReadOptions::default().min_quality {
@@ -365,9 +369,15 @@ impl LayersReader {
         let least = on_card.iter().copied().fold(f32::INFINITY, f32::min);
         for e in out.iter_mut().flatten() {
             let g = e.found.glyph;
+            // Alone, only ink enclosed by the card counts (a lone stack's card may end within
+            // the margin band, with a patterned table beyond).
             if e.found.kind == GridKind::Stack
                 && g >= options.min_glyph
-                && (on_card.len() == 1 || g >= least + options.min_glyph)
+                && if on_card.len() == 1 {
+                    e.found.enclosed_glyph >= options.min_glyph
+                } else {
+                    g >= least + options.min_glyph
+                }
             {
                 e.found.kind = GridKind::MissionCard;
             }
@@ -449,7 +459,8 @@ impl LayersReader {
             .map(|side| card_frac(&by_palette, side))
             .fold(1.0f32, f32::min);
         found.card_surround = card_surround;
-        found.glyph = glyph_score(&look, &ideal, rows, cols, fw, &by_palette, card_lab);
+        (found.glyph, found.enclosed_glyph) =
+            glyph_score(&look, &ideal, rows, cols, fw, &by_palette, card_lab);
         // Provisional: `examine` settles stack vs mission card by comparing glyphs.
         found.kind = if card_surround >= options.min_card_fraction {
             GridKind::Stack
@@ -792,14 +803,14 @@ fn glyph_score(
     fw: f32,
     wb: &WhiteBalance,
     _card: Lab,
-) -> f32 {
+) -> (f32, f32) {
     const DEPTHS: usize = 12;
     const ACROSS: usize = 6;
     let (r, c) = (rows as f32, cols as f32);
     let Some(g) = homography_4(&rect(0.0, 0.0, c, r), ideal) else {
-        return 0.0;
+        return (0.0, 0.0);
     };
-    let mut best = 0.0f32;
+    let (mut best, mut best_enclosed) = (0.0f32, 0.0f32);
     for side in 0..4 {
         let len = if side % 2 == 0 { cols } else { rows };
         let segs = 2 * len;
@@ -842,25 +853,61 @@ fn glyph_score(
             b: med(|x| x.b),
         };
         let is_body = |x: &Option<Lab>| x.is_some_and(|x| x.delta_e(body) <= 10.0);
+        // Printed ink is an island in the card body: not reachable from beyond the band
+        // (the table past a card edge) without crossing body. Flood the non-body samples
+        // from the far depth; ink it cannot reach is enclosed by body.
+        let n = labs.len();
+        // Blurred seams (a thin strip of body between a number and its card's edge) are
+        // neither: only clearly foreign samples carry the flood.
+        let foreign = |x: &Option<Lab>| x.is_none_or(|x| x.delta_e(body) > 20.0);
+        let mut outside = vec![[false; DEPTHS]; n];
+        let mut stack: Vec<(usize, usize)> = (0..n)
+            .filter(|&i| foreign(&labs[i][DEPTHS - 1]))
+            .map(|i| (i, DEPTHS - 1))
+            .collect();
+        while let Some((i, d)) = stack.pop() {
+            if outside[i][d] || !foreign(&labs[i][d]) {
+                continue;
+            }
+            outside[i][d] = true;
+            if i > 0 {
+                stack.push((i - 1, d));
+            }
+            if i + 1 < n {
+                stack.push((i + 1, d));
+            }
+            if d > 0 {
+                stack.push((i, d - 1));
+            }
+            if d + 1 < DEPTHS {
+                stack.push((i, d + 1));
+            }
+        }
         // Per column: does it hold enclosed ink? Printed ink contrasts strongly with its card
         // (a tablecloth pattern beyond a card edge often does not).
-        let inked: Vec<bool> = labs
-            .iter()
-            .map(|column| {
-                (1..DEPTHS - 1).any(|d| {
-                    column[d].is_some_and(|x| x.delta_e(body) > 30.0)
-                        && column[..d].iter().any(is_body)
-                        && column[d + 1..].iter().any(is_body)
+        let inked = |enclosed: bool| -> Vec<bool> {
+            labs.iter()
+                .zip(&outside)
+                .map(|(column, out)| {
+                    (1..DEPTHS - 1).any(|d| {
+                        !(enclosed && out[d])
+                            && column[d].is_some_and(|x| x.delta_e(body) > 30.0)
+                            && column[..d].iter().any(is_body)
+                            && column[d + 1..].iter().any(is_body)
+                    })
                 })
-            })
-            .collect();
+                .collect()
+        };
         // The inkiest half-cell window away from the side's ends, against the side as a whole.
-        let n = inked.len();
-        let typical = inked.iter().filter(|&&b| b).count() as f32 / n as f32;
-        let peak = (ACROSS..n.saturating_sub(2 * ACROSS))
-            .map(|s| inked[s..s + ACROSS].iter().filter(|&&b| b).count() as f32 / ACROSS as f32)
-            .fold(0.0f32, f32::max);
-        best = best.max(peak - typical);
+        let score = |inked: Vec<bool>| {
+            let typical = inked.iter().filter(|&&b| b).count() as f32 / n as f32;
+            let peak = (ACROSS..n.saturating_sub(2 * ACROSS))
+                .map(|s| inked[s..s + ACROSS].iter().filter(|&&b| b).count() as f32 / ACROSS as f32)
+                .fold(0.0f32, f32::max);
+            peak - typical
+        };
+        best = best.max(score(inked(false)));
+        best_enclosed = best_enclosed.max(score(inked(true)));
     }
-    best
+    (best, best_enclosed)
 }

@@ -301,6 +301,7 @@ fn self_eval() {
             let truth = truth_grid(&s.truth.visible);
             let pattern = set.mission(&mid).unwrap().pattern().clone();
             let truly = truth.eq_up_to_turn(&pattern);
+            let mut grids_seen = String::new();
             let verdict = match read_layers(&img, &set, &LayersReadOptions::default()) {
                 Ok(r) => {
                     read += 1;
@@ -308,11 +309,18 @@ fn self_eval() {
                     cell_err += errors(&r.cells, &truth);
                     judge(&r.cells, &pattern, &JudgeOptions::default())
                 }
-                Err(e) => Judgement::Undecided {
-                    reason: format!("{e}").chars().take(40).collect(),
-                    retake: String::new(),
-                    doubtful: vec![],
-                },
+                Err(e) => {
+                    grids_seen = e
+                        .grids()
+                        .iter()
+                        .map(|g| format!(" {:?}(s{:.2},g{:.2})", g.kind, g.card_surround, g.glyph))
+                        .collect();
+                    Judgement::Undecided {
+                        reason: format!("{e}").chars().take(40).collect(),
+                        retake: String::new(),
+                        doubtful: vec![],
+                    }
+                }
             };
             let tag = match (&verdict, truly) {
                 (Judgement::Match { .. }, true) | (Judgement::Mismatch { .. }, false) => {
@@ -335,7 +343,7 @@ fn self_eval() {
                 }
             };
             if let (Some(t), Some(dir)) = (tag, &dump) {
-                println!("{name} seed {} {t}", 1000 + seed);
+                println!("{name} seed {} {t}{grids_seen}", 1000 + seed);
                 let _ = s.image.save(format!("{dir}/{name}-{}.png", 1000 + seed));
             }
         }
