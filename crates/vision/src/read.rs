@@ -440,7 +440,20 @@ pub(crate) fn sample_grid(
     cols: usize,
     options: &ReadOptions,
 ) -> Result<Grid<CellSample>, ReadError> {
-    let k = options.cell_px.max(4) as f32;
+    let rectified = rectify_grid(image, camera, ideal, rows, cols, options.cell_px)?;
+    Ok(sample_cells(&rectified, rows, cols, &options.sample)?)
+}
+
+/// The cell area (ideal corners) warped to `cols × rows` square cells of `cell_px` pixels.
+pub(crate) fn rectify_grid(
+    image: &RgbImage,
+    camera: Option<&Camera>,
+    ideal: &Quad,
+    rows: usize,
+    cols: usize,
+    cell_px: u32,
+) -> Result<RgbImage, ReadError> {
+    let k = cell_px.max(4) as f32;
     let (w, h) = ((cols as f32 * k) as i32, (rows as f32 * k) as i32);
     let target = rect(-0.5, -0.5, w as f32 - 0.5, h as f32 - 0.5);
     let geometry = || VisionError::Geometry(format!("corners {ideal:?} are degenerate"));
@@ -486,8 +499,7 @@ pub(crate) fn sample_grid(
             .map_err(cv("remap (sample)"))?;
         }
     }
-    let rectified = rgb_mat_to_image(&out)?;
-    Ok(sample_cells(&rectified, rows, cols, &options.sample)?)
+    Ok(rgb_mat_to_image(&out)?)
 }
 
 /// The median colour of a thin strip just outside the cell area (a frame or chart body).

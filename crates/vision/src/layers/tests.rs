@@ -224,6 +224,36 @@ fn errors(read: &Grid<Reading>, truth: &Grid<Key>) -> usize {
         .unwrap_or(truth.len())
 }
 
+/// The misread cells under the best alignment: (pos, read, truth, confidence, colour), and
+/// those among them read with confidence ≥ 0.99.
+type Wrong = (Pos, Key, Key, f32, tablejudge_rules::Srgb);
+fn wrong_cells(read: &Grid<Reading>, truth: &Grid<Key>) -> (Vec<Wrong>, Vec<Wrong>) {
+    let keys = read.map(|c| c.label.unwrap());
+    let best = tablejudge_rules::Turn::ALL
+        .iter()
+        .filter(|&&t| keys.turned(t).size() == truth.size())
+        .min_by_key(|&&t| {
+            keys.turned(t)
+                .differences(truth)
+                .map_or(truth.len(), |d| d.len())
+        })
+        .copied();
+    let Some(t) = best else {
+        return (vec![], vec![]);
+    };
+    let (rows, cols) = read.size();
+    let bad: Vec<Wrong> = read
+        .iter()
+        .filter_map(|(pos, r)| {
+            let want = truth[t.apply(pos, rows, cols)];
+            let got = r.label.unwrap();
+            (got != want).then_some((pos, got, want, r.confidence, r.srgb))
+        })
+        .collect();
+    let sure = bad.iter().filter(|b| b.3 >= 0.99).copied().collect();
+    (bad, sure)
+}
+
 fn mission_of_solution(set: &LayersSet) -> Grid<Key> {
     set.missions()[0].pattern().clone()
 }
@@ -275,6 +305,7 @@ fn self_eval() {
     for name in ["reference", "parlour"] {
         let set = set(name);
         let (mut cells, mut cell_err, mut read) = (0usize, 0usize, 0usize);
+        let (mut sure_cells, mut sure_err) = (0usize, 0usize);
         let (mut right, mut fa, mut fr, mut und) = (0usize, 0usize, 0usize, 0usize);
         let mut reasons: std::collections::BTreeMap<String, usize> = Default::default();
         for seed in 0..n {
@@ -307,6 +338,32 @@ fn self_eval() {
                     read += 1;
                     cells += truth.len();
                     cell_err += errors(&r.cells, &truth);
+                    let (bad, sure_bad) = wrong_cells(&r.cells, &truth);
+                    sure_err += sure_bad.len();
+                    sure_cells += r
+                        .cells
+                        .cells()
+                        .iter()
+                        .filter(|c| c.confidence >= 0.99)
+                        .count();
+                    if dump.is_some() && !bad.is_empty() {
+                        println!(
+                            "   {name} seed {} gains {:?} corners {:?} truth centre00 {:?}",
+                            1000 + seed,
+                            r.white_balance.gains,
+                            r.corners,
+                            s.truth.cells[0][0].center
+                        );
+                        for (pos, got, want, conf, srgb) in &bad {
+                            println!(
+                                "   {name} seed {} cell ({},{}) read {got} conf {conf:.3} \
+                                 truth {want} srgb {srgb:?}",
+                                1000 + seed,
+                                pos.row,
+                                pos.col
+                            );
+                        }
+                    }
                     judge(&r.cells, &pattern, &JudgeOptions::default())
                 }
                 Err(e) => {
@@ -353,6 +410,10 @@ fn self_eval() {
             100.0 * cell_err as f64 / cells.max(1) as f64,
             100.0 * right as f64 / n as f64,
             100.0 * und as f64 / n as f64
+        );
+        println!(
+            "   confident (>= 0.99) cells {sure_cells}, wrong among them {sure_err} ({:.4}%)",
+            100.0 * sure_err as f64 / sure_cells.max(1) as f64
         );
         for (r, c) in reasons {
             println!("   undecided {c}: {r}");

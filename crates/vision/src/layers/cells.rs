@@ -1,0 +1,126 @@
+//! Settling where the stack's cell area is before its cells are read.
+//!
+//! A layer's frame is a band of one material, `frame_width` cells wide, around the cell area,
+//! and the player card lies beyond it. The lattice fit can lock onto either edge of that band:
+//! the inner one (frame against cells, the cell area) or the outer one (frame against card),
+//! which is often the stronger edge (a light frame on a dark card). Read on the outer edge,
+//! every cell sample is shifted by up to a frame width, and the "frame" and "card" references
+//! for the white balance both land on the card, which makes the correction absurd.
+//!
+//! Which edge it is can be told without knowing the light: under a diagonal (von Kries) light
+//! the per-channel ratio of two surfaces' linear values is the ratio of their printed values.
+//! So for each side, both hypotheses (the located edge is the inner edge; it is the outer
+//! edge) predict where the frame band and the card beyond it are; the one whose measured
+//! frame/card ratio agrees with the printed ratio is taken, and the cell area is inset by a
+//! frame width on the sides where the located edge was the outer one.
+
+use tablejudge_rules::Srgb;
+
+use crate::colour::LinRgb;
+use crate::geom::{homography_4, rect};
+use crate::rectify::{apply_homography, Homography, Quad};
+use crate::refine::Lookup;
+
+/// Per side (top, right, bottom, left): how far, in located cell units, the cell area lies
+/// inside the located quad (0 or the frame width), and the corrected quad.
+pub(super) fn settle_cell_area(
+    look: &Lookup<'_>,
+    ideal: &Quad,
+    rows: usize,
+    cols: usize,
+    fw: f32,
+    frame: Srgb,
+    card: Srgb,
+) -> (Quad, [bool; 4]) {
+    let (r, c) = (rows as f32, cols as f32);
+    let Some(g) = homography_4(&rect(0.0, 0.0, c, r), ideal) else {
+        return (*ideal, [false; 4]);
+    };
+    let printed = log_ratio(LinRgb::from_srgb(frame), LinRgb::from_srgb(card));
+    let mut inset = [0.0f32; 4];
+    let mut outer = [false; 4];
+    for (side, slot) in inset.iter_mut().enumerate() {
+        // Read on the outer edge, the quad spans n + 2·fw true cells in n located units.
+        let n = if side % 2 == 0 { r } else { c };
+        let fw_outer = fw * n / (n + 2.0 * fw);
+        let score = |d: f32, w: f32| -> Option<f32> {
+            // Outward distance from the located edge; the boundary is at -d.
+            let f = band(look, &g, side, rows, cols, -d + 0.3 * w, -d + 0.7 * w)?;
+            let k = band(look, &g, side, rows, cols, -d + w + 0.1, -d + w + 0.3)?;
+            let m = log_ratio(f, k);
+            Some((0..3).map(|i| (m[i] - printed[i]).abs()).sum())
+        };
+        let (Some(a), Some(b)) = (score(0.0, fw), score(fw_outer, fw_outer)) else {
+            continue;
+        };
+        // Only move when the outer-edge hypothesis explains the side clearly better: the
+        // frame and card differ by a large factor in some channel, so a wrong hypothesis is
+        // off by about that factor (ln 2 ≈ 0.7 is far outside printing and light variation).
+        if b + 0.7 < a {
+            *slot = fw_outer;
+            outer[side] = true;
+        }
+    }
+    if !outer.iter().any(|&o| o) {
+        return (*ideal, outer);
+    }
+    let inner = rect(inset[3], inset[0], c - inset[1], r - inset[2]);
+    let mut q = *ideal;
+    for (o, &p) in q.iter_mut().zip(&inner) {
+        match apply_homography(&g, p) {
+            Some(v) => *o = v,
+            None => return (*ideal, [false; 4]),
+        }
+    }
+    (q, outer)
+}
+
+/// Per-channel `ln(a / b)`, with a floor against 8-bit quantisation of dark values.
+fn log_ratio(a: LinRgb, b: LinRgb) -> [f32; 3] {
+    let (a, b) = (a.to_array(), b.to_array());
+    [0, 1, 2].map(|i| ((a[i].max(0.004)) / (b[i].max(0.004))).ln())
+}
+
+/// The per-channel median linear colour of a band `o0..o1` located units outside one side
+/// (top, right, bottom, left), along its middle 70% (clear of corners).
+fn band(
+    look: &Lookup<'_>,
+    g: &Homography,
+    side: usize,
+    rows: usize,
+    cols: usize,
+    o0: f32,
+    o1: f32,
+) -> Option<LinRgb> {
+    let (r, c) = (rows as f32, cols as f32);
+    let len = if side % 2 == 0 { cols } else { rows };
+    let n = 4 * len;
+    let mut ch: [Vec<f32>; 3] = Default::default();
+    for depth in 0..3 {
+        let o = o0 + (o1 - o0) * (depth as f32 + 0.5) / 3.0;
+        for i in 0..n {
+            let t = 0.15 + 0.7 * (i as f32 + 0.5) / n as f32;
+            let lp = match side {
+                0 => [t * c, -o],
+                1 => [c + o, t * r],
+                2 => [(1.0 - t) * c, r + o],
+                _ => [-o, (1.0 - t) * r],
+            };
+            if let Some(px) = apply_homography(g, lp).and_then(|p| look.rgb(p)) {
+                let b = px.map(|x| x.round().clamp(0.0, 255.0) as u8);
+                let l = LinRgb::from_srgb(Srgb::new(b[0], b[1], b[2])).to_array();
+                for k in 0..3 {
+                    ch[k].push(l[k]);
+                }
+            }
+        }
+    }
+    if ch[0].len() < n {
+        return None;
+    }
+    let [a, b, cc] = ch.map(|mut v| {
+        v.sort_by(f32::total_cmp);
+        v[v.len() / 2]
+    });
+    Some(LinRgb::new(a, b, cc))
+}
