@@ -194,6 +194,12 @@ fn bundled_photos_are_never_judged_wrong() {
             "layers/parlour.json",
             vec!["--mission", "2-03"],
         ),
+        // The same stack photographed again stands in for a photo of its mission card.
+        (
+            "parlour-2-03",
+            "layers/parlour.json",
+            vec!["--mission-photo", "fixtures/parlour-2-03.jpg"],
+        ),
     ] {
         let dir = crate::util::root().join("fixtures");
         let truth: serde_json::Value = serde_json::from_str(
