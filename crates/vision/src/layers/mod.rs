@@ -583,6 +583,7 @@ impl LayersReader {
         let settled = self.settle(image, e, options);
         let e = settled.as_ref().unwrap_or(e);
         let mut cells = self.classify(&classifier, &e.samples, &e.balance);
+        self.doubt_where_normalisations_disagree(&classifier, e, &mut cells);
         let keys = cells.map(|r| r.label.unwrap_or(self.set.card()));
         let min_layers = self.solver.min_layers(&keys);
         if min_layers.is_none() {
@@ -606,6 +607,30 @@ impl LayersReader {
             min_layers,
             grids,
         })
+    }
+
+    /// Cross-checks the colour normalisation. The stack's cells were corrected from its frame
+    /// and player card; the palette as a whole gives a second, independent correction. A cell
+    /// whose label depends on which one is used was not read confidently, whatever either
+    /// says: a wrong reference (a shadow on the card, glare on the frame) shifts every colour
+    /// the same way and can push one shade into its neighbour.
+    fn doubt_where_normalisations_disagree(
+        &self,
+        classifier: &Classifier,
+        e: &Examined,
+        cells: &mut Grid<Reading>,
+    ) {
+        let printed: Vec<Srgb> = self.keys.iter().filter_map(|&k| self.printed(k)).collect();
+        let measured: Vec<Srgb> = e.samples.cells().iter().map(|s| s.srgb).collect();
+        let Ok(fit) = WhiteBalance::from_palette(&measured, &printed) else {
+            return;
+        };
+        let other = self.classify(classifier, &e.samples, &fit.balance);
+        for (p, r) in other.iter() {
+            if r.label != cells[p].label {
+                cells[p].confidence = cells[p].confidence.min(0.5);
+            }
+        }
     }
 
     /// The stack re-read on its settled cell area ([`cells::settle_cell_area`]) when the
