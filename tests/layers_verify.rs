@@ -194,6 +194,13 @@ fn bundled_photos_are_never_judged_wrong() {
             "layers/parlour.json",
             vec!["--mission", "2-03"],
         ),
+        // Regression: glare hid the stack and the mission card beside it was judged as the
+        // stack, a false match (eval layers, reference set, seed 2026, scene 357).
+        (
+            "regression-mission-card-taken-for-stack",
+            "layers/reference.json",
+            vec!["--mission", "3-03"],
+        ),
         // The same stack photographed again stands in for a photo of its mission card.
         (
             "parlour-2-03",
