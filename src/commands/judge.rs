@@ -130,18 +130,26 @@ pub fn read(
             }
             Ok(outcome)
         }
-        Err(e) => {
-            let (reason, grids) = undecided_or_bad(e, &source)?;
-            report_undecided(&source, &reason, &grids, output)?;
-            if let Some(out) = &photo_options.annotate {
-                save_image(
-                    &draw_grids_only(&image, &set, &grids, &format!("UNDECIDED: {reason}")),
-                    out,
-                )?;
-            }
-            Ok(Outcome::Undecided)
-        }
+        Err(e) => undecided_photo(e, &source, &image, &set, photo_options, output),
     }
+}
+
+/// The stack could not be settled on: say why (and draw every grid found), exit 3.
+fn undecided_photo(
+    e: LayersError,
+    source: &str,
+    image: &RgbImage,
+    set: &LayersSet,
+    photo_options: &PhotoOptions,
+    output: Output,
+) -> Result<Outcome> {
+    let (reason, grids) = undecided_or_bad(e, source)?;
+    report_undecided(source, &reason, &grids, output)?;
+    if let Some(out) = &photo_options.annotate {
+        let banner = format!("UNDECIDED: {reason}");
+        save_image(&draw_grids_only(image, set, &grids, &banner), out)?;
+    }
+    Ok(Outcome::Undecided)
 }
 
 fn doubt_reason(doubtful: &[Pos]) -> String {
@@ -251,17 +259,7 @@ pub fn verify(
     };
     let (stack, expected) = match read {
         Ok(x) => x,
-        Err(e) => {
-            let (reason, grids) = undecided_or_bad(e, &source)?;
-            report_undecided(&source, &reason, &grids, output)?;
-            if let Some(out) = &photo_options.annotate {
-                save_image(
-                    &draw_grids_only(&image, &set, &grids, &format!("UNDECIDED: {reason}")),
-                    out,
-                )?;
-            }
-            return Ok(Outcome::Undecided);
-        }
+        Err(e) => return undecided_photo(e, &source, &image, &set, photo_options, output),
     };
     let judgement = match &expected {
         Expected::SetMission(_, pattern) => judge(&stack.cells, pattern, &judge_options),
