@@ -100,12 +100,7 @@ fn band(
         let o = o0 + (o1 - o0) * (depth as f32 + 0.5) / 3.0;
         for i in 0..n {
             let t = 0.15 + 0.7 * (i as f32 + 0.5) / n as f32;
-            let lp = match side {
-                0 => [t * c, -o],
-                1 => [c + o, t * r],
-                2 => [(1.0 - t) * c, r + o],
-                _ => [-o, (1.0 - t) * r],
-            };
+            let lp = super::beside_side(side, t, o, r, c);
             if let Some(px) = apply_homography(g, lp).and_then(|p| look.rgb(p)) {
                 let b = px.map(|x| x.round().clamp(0.0, 255.0) as u8);
                 let l = LinRgb::from_srgb(Srgb::new(b[0], b[1], b[2])).to_array();

@@ -239,6 +239,17 @@ pub fn stack_keys(set: &LayersSet) -> Vec<Key> {
     keys
 }
 
+/// The point, in cell units, at fraction `t` along side `side` of a `r` × `c` grid (0 top,
+/// 1 right, 2 bottom, 3 left, each walked clockwise) and `out` cells outside it.
+pub(crate) fn beside_side(side: usize, t: f32, out: f32, r: f32, c: f32) -> [f32; 2] {
+    match side {
+        0 => [t * c, -out],
+        1 => [c + out, t * r],
+        2 => [(1.0 - t) * c, r + out],
+        _ => [-out, (1.0 - t) * r],
+    }
+}
+
 /// Reads the stack on its player card (see the module docs).
 pub fn read_layers(
     image: &RgbImage,
@@ -821,12 +832,7 @@ fn ring(
             for i in 0..n {
                 // Stay clear of the corners, where rounded card corners and seams are.
                 let t = 0.1 + 0.8 * (i as f32 + 0.5) / n as f32;
-                let lp = match side {
-                    0 => [t * c, -d],
-                    1 => [c + d, t * r],
-                    2 => [(1.0 - t) * c, r + d],
-                    _ => [-d, (1.0 - t) * r],
-                };
+                let lp = beside_side(side, t, d, r, c);
                 if let Some(px) = apply_homography(&g, lp).and_then(|p| look.rgb(p)) {
                     let b = px.map(|x| x.round().clamp(0.0, 255.0) as u8);
                     v.push(Srgb::new(b[0], b[1], b[2]));
@@ -888,12 +894,7 @@ fn glyph_score(
             let t = (col as f32 + 0.5) / (segs * ACROSS) as f32;
             for (depth, slot) in column.iter_mut().enumerate() {
                 let d = fw + 0.05 + 1.6 * (depth as f32 + 0.5) / DEPTHS as f32;
-                let lp = match side {
-                    0 => [t * c, -d],
-                    1 => [c + d, t * r],
-                    2 => [(1.0 - t) * c, r + d],
-                    _ => [-d, (1.0 - t) * r],
-                };
+                let lp = beside_side(side, t, d, r, c);
                 *slot = apply_homography(&g, lp)
                     .and_then(|p| look.rgb(p))
                     .map(|px| {
