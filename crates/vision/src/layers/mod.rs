@@ -17,6 +17,7 @@
 //! plausible as the stack the answer is an error (undecided), never a guess.
 
 mod cells;
+mod glyph;
 pub mod judge;
 #[cfg(test)]
 mod tests;
@@ -58,6 +59,11 @@ pub struct LayersReadOptions {
     pub min_card_fraction: f32,
     /// Least excess of ink (over the side's typical) in one margin segment for "has a glyph".
     pub min_glyph: f32,
+    /// Most upper-quartile ΔE₀₀ from the cells to the palette under the frame/card balance and under
+    /// the palette's own fit (a stack shows palette colours), and most by which the first may
+    /// exceed the second, for "lies on a card".
+    pub max_misfit: f32,
+    pub max_extra_misfit: f32,
 }
 
 impl Default for LayersReadOptions {
@@ -80,6 +86,8 @@ impl Default for LayersReadOptions {
             card_delta_e: 15.0,
             min_card_fraction: 0.6,
             min_glyph: 0.5,
+            max_misfit: 10.0,
+            max_extra_misfit: 4.0,
         }
     }
 }
@@ -113,9 +121,16 @@ pub struct FoundGrid {
     pub card_surround: f32,
     /// Excess ink of the inkiest margin segment over its side (0 for none).
     pub glyph: f32,
-    /// The same, counting only ink enclosed by card body (not reachable from beyond the
-    /// margin without crossing body): stricter, a pattern past a card edge does not count.
+    /// The same, counting only ink inside the card's edge with card on both sides of it (see
+    /// the `glyph` module): a pattern past a card edge does not count. This one decides.
     pub enclosed_glyph: f32,
+    /// Fraction of the surround that is card coloured, on the worst side, when the frame and
+    /// the surround are taken as the references (the stack hypothesis).
+    pub card_surround_refs: f32,
+    /// Upper-quartile ΔE₀₀ from the cells to their nearest stack colour under the stack hypothesis's
+    /// balance, and under the palette's own fit: far apart when the surround is not card.
+    pub misfit_refs: f32,
+    pub misfit_palette: f32,
 }
 
 /// The stack as read.
@@ -345,6 +360,9 @@ impl LayersReader {
                 card_surround: 0.0,
                 glyph: 0.0,
                 enclosed_glyph: 0.0,
+                card_surround_refs: 0.0,
+                misfit_refs: 0.0,
+                misfit_palette: 0.0,
             };
             // Weak lattices are not grids at all; cut ones are reported but never read.
             if c.quality.total < ReadOptions::default().min_quality {
@@ -376,16 +394,13 @@ impl LayersReader {
             .iter()
             .flatten()
             .filter(|e| e.found.kind == GridKind::Stack)
-            .map(|e| e.found.glyph)
+            .map(|e| e.found.enclosed_glyph)
             .collect();
         let least = on_card.iter().copied().fold(f32::INFINITY, f32::min);
         for e in out.iter_mut().flatten() {
-            let g = e.found.glyph;
-            // Alone, any sign of a printed number makes it a mission card, even when the ink is
-            // not enclosed by card body (a number near the card's edge): taking a mission card
-            // for the stack would judge the mission against itself, a certain false match, so
-            // a lone grid that may be either is never the stack (measured: the enclosed-only
-            // rule let a mission card through as the stack, 1 in 1000 reference scenes).
+            let g = e.found.enclosed_glyph;
+            // Alone, a printed number makes it a mission card: taking a mission card for the
+            // stack would judge the mission against itself, a certain false match.
             if e.found.kind == GridKind::Stack
                 && g >= options.min_glyph
                 && (on_card.len() == 1 || g >= least + options.min_glyph)
@@ -470,12 +485,34 @@ impl LayersReader {
             .map(|side| card_frac(&by_palette, side))
             .fold(1.0f32, f32::min);
         found.card_surround = card_surround;
+        if let Some(b) = &by_refs {
+            found.card_surround_refs = card_columns(
+                &look,
+                &ideal,
+                rows,
+                cols,
+                fw,
+                b,
+                Lab::from_srgb(frame_printed),
+                card_lab,
+                options.card_delta_e,
+            );
+            found.misfit_refs = self.misfit(&samples, b);
+        }
+        found.misfit_palette = self.misfit(&samples, &by_palette);
         (found.glyph, found.enclosed_glyph) =
-            glyph_score(&look, &ideal, rows, cols, fw, &by_palette, card_lab);
+            glyph::glyph_score(&look, &ideal, rows, cols, fw, &by_palette);
+        // On a card: card colour right past the frame all around, and the frame and card as
+        // references explain the cells about as well as the palette's own fit does (a
+        // tablecloth taken for card bends every colour away from the palette).
+        let on_card = by_refs.is_some()
+            && found.card_surround_refs >= options.min_card_fraction
+            && found.misfit_refs.max(found.misfit_palette) <= options.max_misfit
+            && found.misfit_refs <= found.misfit_palette + options.max_extra_misfit;
         // Provisional: `examine` settles stack vs mission card by comparing glyphs.
-        found.kind = if card_surround >= options.min_card_fraction {
+        found.kind = if on_card {
             GridKind::Stack
-        } else if found.glyph >= options.min_glyph {
+        } else if found.enclosed_glyph >= options.min_glyph {
             GridKind::MissionCard
         } else {
             GridKind::NotOnCard
@@ -490,6 +527,31 @@ impl LayersReader {
             samples,
             balance,
         })
+    }
+
+    /// The upper quartile of the ΔE₀₀ from each balanced cell to its nearest printed stack
+    /// colour: how well a correction explains the cells. A quartile, not the median, so that
+    /// the coloured cells must fit too, not only the holes (a loose layer's holes show the table,
+    /// which a balance from its surround turns into card colour).
+    fn misfit(&self, samples: &Grid<CellSample>, balance: &WhiteBalance) -> f32 {
+        let printed: Vec<Lab> = self
+            .keys
+            .iter()
+            .filter_map(|&k| self.printed(k).map(Lab::from_srgb))
+            .collect();
+        let mut d: Vec<f32> = samples
+            .cells()
+            .iter()
+            .map(|s| {
+                let lab = Lab::from_srgb(balance.apply(s.srgb));
+                printed
+                    .iter()
+                    .map(|p| p.delta_e(lab))
+                    .fold(f32::INFINITY, f32::min)
+            })
+            .collect();
+        d.sort_by(f32::total_cmp);
+        d.get(3 * d.len() / 4).copied().unwrap_or(f32::INFINITY)
     }
 
     /// Classifies sampled cells under `balance`.
@@ -843,6 +905,61 @@ fn ring(
     out
 }
 
+/// The fraction of positions along each side (the worst side) where, walking outward past
+/// the frame (and past any lower layer's frame peeking out from under the top one), the first
+/// material met is card coloured, under `wb`. A blurred seam between frame and card is
+/// neither, so the first few samples past the frame are looked at.
+#[allow(clippy::too_many_arguments)]
+fn card_columns(
+    look: &Lookup<'_>,
+    ideal: &Quad,
+    rows: usize,
+    cols: usize,
+    fw: f32,
+    wb: &WhiteBalance,
+    frame: Lab,
+    card: Lab,
+    within: f32,
+) -> f32 {
+    const STEP: f32 = 0.06;
+    const REACH: f32 = 1.0;
+    const PER_CELL: usize = 4;
+    let (r, c) = (rows as f32, cols as f32);
+    let Some(g) = homography_4(&rect(0.0, 0.0, c, r), ideal) else {
+        return 0.0;
+    };
+    let mut worst = 1.0f32;
+    for side in 0..4 {
+        let n = PER_CELL * if side % 2 == 0 { cols } else { rows };
+        let hits = (0..n)
+            .filter(|&i| {
+                // Clear of the corners, where rounded card corners and seams are.
+                let t = 0.1 + 0.8 * (i as f32 + 0.5) / n as f32;
+                let steps = (REACH / STEP) as usize;
+                (0..steps)
+                    .filter_map(|k| {
+                        let d = fw + 0.05 + STEP * k as f32;
+                        let px = apply_homography(&g, beside_side(side, t, d, r, c))
+                            .and_then(|p| look.rgb(p))?;
+                        let b = px.map(|x| x.round().clamp(0.0, 255.0) as u8);
+                        // Clipped white says only "very bright": as card-like as a light
+                        // card can look in that photo.
+                        let clipped = b.iter().all(|&v| v >= 250) && card.l >= 85.0;
+                        Some((
+                            Lab::from_srgb(wb.apply(Srgb::new(b[0], b[1], b[2]))),
+                            clipped,
+                        ))
+                    })
+                    .skip_while(|(lab, clipped)| !clipped && lab.delta_e(frame) <= within)
+                    .take(3)
+                    .any(|(lab, clipped)| clipped || lab.delta_e(card) <= within)
+            })
+            .count();
+        worst = worst.min(hits as f32 / n as f32);
+    }
+    worst
+}
+
 /// Per-channel median.
 fn median<'a>(it: impl Iterator<Item = &'a Srgb>) -> Option<Srgb> {
     let mut ch: [Vec<u8>; 3] = Default::default();
@@ -860,123 +977,4 @@ fn median<'a>(it: impl Iterator<Item = &'a Srgb>) -> Option<Srgb> {
     };
     let [a, b, c] = &mut ch;
     Some(Srgb::new(m(a), m(b), m(c)))
-}
-
-/// How much a compact glyph stands out in one margin. Per side, the band from just outside the
-/// frame to 1.65 cells out is sampled in columns across the side; a sample is *body* when it
-/// is within ΔE 10 of the side's near band (the material right outside the frame), and
-/// *enclosed ink* when it is far from it (ΔE > 30) but has body both nearer the frame and further out in
-/// its column: a printed number on a card. A card edge with the table beyond is not enclosed.
-/// The score is the fraction of inked columns in the inkiest half-cell window minus the
-/// fraction over the whole side: a number is ink in one place of one side.
-fn glyph_score(
-    look: &Lookup<'_>,
-    ideal: &Quad,
-    rows: usize,
-    cols: usize,
-    fw: f32,
-    wb: &WhiteBalance,
-    _card: Lab,
-) -> (f32, f32) {
-    const DEPTHS: usize = 12;
-    const ACROSS: usize = 6;
-    let (r, c) = (rows as f32, cols as f32);
-    let Some(g) = homography_4(&rect(0.0, 0.0, c, r), ideal) else {
-        return (0.0, 0.0);
-    };
-    let (mut best, mut best_enclosed) = (0.0f32, 0.0f32);
-    for side in 0..4 {
-        let len = if side % 2 == 0 { cols } else { rows };
-        let segs = 2 * len;
-        // labs[column][depth]
-        let mut labs: Vec<[Option<Lab>; DEPTHS]> = vec![[None; DEPTHS]; segs * ACROSS];
-        for (col, column) in labs.iter_mut().enumerate() {
-            let t = (col as f32 + 0.5) / (segs * ACROSS) as f32;
-            for (depth, slot) in column.iter_mut().enumerate() {
-                let d = fw + 0.05 + 1.6 * (depth as f32 + 0.5) / DEPTHS as f32;
-                let lp = beside_side(side, t, d, r, c);
-                *slot = apply_homography(&g, lp)
-                    .and_then(|p| look.rgb(p))
-                    .map(|px| {
-                        let b = px.map(|x| x.round().clamp(0.0, 255.0) as u8);
-                        Lab::from_srgb(wb.apply(Srgb::new(b[0], b[1], b[2])))
-                    });
-            }
-        }
-        // The side's body: the median of the two nearest depths.
-        let near: Vec<Lab> = labs
-            .iter()
-            .flat_map(|col| col[..2].iter().flatten().copied())
-            .collect();
-        if near.is_empty() {
-            continue;
-        }
-        let med = |f: fn(&Lab) -> f32| {
-            let mut v: Vec<f32> = near.iter().map(f).collect();
-            v.sort_by(f32::total_cmp);
-            v[v.len() / 2]
-        };
-        let body = Lab {
-            l: med(|x| x.l),
-            a: med(|x| x.a),
-            b: med(|x| x.b),
-        };
-        let is_body = |x: &Option<Lab>| x.is_some_and(|x| x.delta_e(body) <= 10.0);
-        // Printed ink is an island in the card body: not reachable from beyond the band
-        // (the table past a card edge) without crossing body. Flood the non-body samples
-        // from the far depth; ink it cannot reach is enclosed by body.
-        let n = labs.len();
-        // Blurred seams (a thin strip of body between a number and its card's edge) are
-        // neither: only clearly foreign samples carry the flood.
-        let foreign = |x: &Option<Lab>| x.is_none_or(|x| x.delta_e(body) > 20.0);
-        let mut outside = vec![[false; DEPTHS]; n];
-        let mut stack: Vec<(usize, usize)> = (0..n)
-            .filter(|&i| foreign(&labs[i][DEPTHS - 1]))
-            .map(|i| (i, DEPTHS - 1))
-            .collect();
-        while let Some((i, d)) = stack.pop() {
-            if outside[i][d] || !foreign(&labs[i][d]) {
-                continue;
-            }
-            outside[i][d] = true;
-            if i > 0 {
-                stack.push((i - 1, d));
-            }
-            if i + 1 < n {
-                stack.push((i + 1, d));
-            }
-            if d > 0 {
-                stack.push((i, d - 1));
-            }
-            if d + 1 < DEPTHS {
-                stack.push((i, d + 1));
-            }
-        }
-        // Per column: does it hold enclosed ink? Printed ink contrasts strongly with its card
-        // (a tablecloth pattern beyond a card edge often does not).
-        let inked = |enclosed: bool| -> Vec<bool> {
-            labs.iter()
-                .zip(&outside)
-                .map(|(column, out)| {
-                    (1..DEPTHS - 1).any(|d| {
-                        !(enclosed && out[d])
-                            && column[d].is_some_and(|x| x.delta_e(body) > 30.0)
-                            && column[..d].iter().any(is_body)
-                            && column[d + 1..].iter().any(is_body)
-                    })
-                })
-                .collect()
-        };
-        // The inkiest half-cell window away from the side's ends, against the side as a whole.
-        let score = |inked: Vec<bool>| {
-            let typical = inked.iter().filter(|&&b| b).count() as f32 / n as f32;
-            let peak = (ACROSS..n.saturating_sub(2 * ACROSS))
-                .map(|s| inked[s..s + ACROSS].iter().filter(|&&b| b).count() as f32 / ACROSS as f32)
-                .fold(0.0f32, f32::max);
-            peak - typical
-        };
-        best = best.max(score(inked(false)));
-        best_enclosed = best_enclosed.max(score(inked(true)));
-    }
-    (best, best_enclosed)
 }
