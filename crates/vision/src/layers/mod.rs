@@ -124,8 +124,9 @@ pub struct FoundGrid {
     /// The same, counting only ink inside the card's edge with card on both sides of it (see
     /// the `glyph` module): a pattern past a card edge does not count. This one decides.
     pub enclosed_glyph: f32,
-    /// Fraction of the surround that is card coloured, on the worst side, when the frame and
-    /// the surround are taken as the references (the stack hypothesis).
+    /// Fraction of positions along a side (the worst side) where the first material past the
+    /// frame is card coloured, when the frame and the surround are taken as the white-balance
+    /// references (the stack hypothesis); see `card_columns`.
     pub card_surround_refs: f32,
     /// Upper-quartile ΔE₀₀ from the cells to their nearest stack colour under the stack hypothesis's
     /// balance, and under the palette's own fit: far apart when the surround is not card.
