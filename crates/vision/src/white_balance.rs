@@ -15,9 +15,10 @@ use thiserror::Error;
 
 use crate::colour::{Lab, LinRgb};
 
-/// Measured linear values at or above this are clipped by the camera and say nothing about
-/// the gain; below the floor, 8-bit quantisation dominates.
-const CLIPPED: f32 = 0.98;
+/// Measured linear values at or above this (sRGB 240) are clipped or compressed by the
+/// camera's highlight roll-off and say nothing reliable about the gain (a white card at +½ EV
+/// reads (254, 251, 244)); below the floor, 8-bit quantisation dominates.
+const CLIPPED: f32 = 0.87;
 const FLOOR: f32 = 0.002;
 
 /// A diagonal (von Kries) correction in linear RGB: `corrected = gains ⊙ measured`.

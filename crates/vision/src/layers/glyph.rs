@@ -1,14 +1,21 @@
 //! Is a number printed beside a grid? (A mission card prints its `layers` number beside its
 //! grid; a player card prints nothing.)
 //!
-//! Each margin is sampled on a column × depth lattice in the grid's own plane: columns along
-//! the side, depths outward from the frame. *Body* is the material right outside the frame
-//! (the card); *ink* is anything far from it. A printed number is ink **inside the card**:
-//! nearer the frame than the card's edge, with body on both sides of it in its column. The
-//! card's edge is a straight line in this plane (the card is a rectangle, and the lattice is
-//! a homography of the card's plane), so it is found as the line on which the most columns
-//! stop being body; a tablecloth pattern beyond the edge (a checkerboard whose light squares
-//! look like card) then never counts, whatever its colours.
+//! The margin around the frame is resampled in the grid's own plane (a homography of the
+//! card's plane). *Body* is the material right outside the frame on each side (the card);
+//! everything far from it is *ink*. A printed number is one compact island of ink **enclosed
+//! by card**: it touches neither the frame nor the far end of the margin, and it lies nearer
+//! the frame than the card's edge. So
+//!
+//! - the table seen past a card's edge or corner (a stack lying askew near its card's edge)
+//!   reaches the end of the margin and is no number, whatever its shape;
+//! - a tablecloth motif beyond the card's edge is no number even when the cloth looks like
+//!   the card: the edge is found as the straight line along which the margin changes colour;
+//! - a pattern of many islands (checks on a white cloth) is no clear number either way: it
+//!   scores in between, so that neither rule trusts it.
+
+use image::{GrayImage, Luma};
+use imageproc::region_labelling::{connected_components, Connectivity};
 
 use crate::colour::Lab;
 use crate::geom::{homography_4, rect};
@@ -17,20 +24,173 @@ use crate::refine::Lookup;
 use crate::white_balance::WhiteBalance;
 use tablejudge_rules::Srgb;
 
-/// Depth samples per column, over [`REACH`] cells beyond the frame.
-const DEPTHS: usize = 16;
-/// How far out the margin is searched, in cells beyond the frame.
-const REACH: f32 = 2.0;
-/// Columns per cell along a side.
-const PER_CELL: usize = 12;
+/// Samples per cell in the resampled margin.
+const PER_CELL: usize = 10;
+/// How far out the margin reaches, in cells beyond the frame (a number of up to
+/// [`MAX_EXTENT`] cells, set off from the frame, fits inside).
+const REACH: f32 = 2.4;
+/// Where the margin starts beyond the frame's located edge, cells.
+const GAP: f32 = 0.05;
 /// ΔE₀₀ within which a sample is body, and beyond which it is ink.
 const BODY_DE: f32 = 12.0;
 const INK_DE: f32 = 30.0;
+/// A number's extent (the larger side of its bounding box), cells.
+const MIN_EXTENT: f32 = 0.25;
+const MAX_EXTENT: f32 = 2.0;
+/// Least ink in a stroke that counts, in cells² (specks of noise and dust are smaller).
+const MIN_INK: f32 = 0.02;
+/// Islands this close (cells) are parts of one number (strokes, several digits).
+const MERGE: f32 = 0.35;
 
-/// How much a compact glyph stands out in one margin: `(any, inside)`. Both are the fraction
-/// of inked columns in the inkiest half-cell window of a side minus the fraction over the
-/// whole side (a number is ink in one place of one side), maximised over the four sides.
-/// `any` counts any enclosed ink in the band; `inside` only ink inside the card's edge.
+/// Depth samples per column of one side, for the card-edge fit.
+const DEPTHS: usize = 16;
+
+/// What the margin shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(super) struct GlyphEvidence {
+    /// 1 for exactly one number-like island inside the card, ½ for several (a pattern, not a
+    /// number: neither rule may rest on it), 0 for none.
+    pub score: f32,
+    /// Number-like islands enclosed by body anywhere in the margin, before the card-edge test.
+    pub islands: usize,
+}
+
+/// One sample of the resampled margin.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Sample {
+    /// The frame or the grid (not margin).
+    Inner,
+    /// Outside the photo.
+    Unknown,
+    Seen(Lab),
+}
+
+/// The margin of a `rows × cols` grid with frame width `fw`, resampled at [`PER_CELL`]: raster
+/// index `(x, y)` is the grid-plane point `(-m + (x + ½) / PER_CELL, -m + (y + ½) / PER_CELL)`.
+struct Margin {
+    width: usize,
+    height: usize,
+    /// Frame width plus [`REACH`]: how far the raster extends past the cell area.
+    m: f32,
+    fw: f32,
+    rows: f32,
+    cols: f32,
+    samples: Vec<Sample>,
+}
+
+impl Margin {
+    fn sample(
+        look: &Lookup<'_>,
+        ideal: &Quad,
+        rows: usize,
+        cols: usize,
+        fw: f32,
+        wb: &WhiteBalance,
+    ) -> Option<Margin> {
+        let (r, c) = (rows as f32, cols as f32);
+        let g = homography_4(&rect(0.0, 0.0, c, r), ideal)?;
+        let m = fw + REACH;
+        let s = PER_CELL as f32;
+        let width = ((c + 2.0 * m) * s).round() as usize;
+        let height = ((r + 2.0 * m) * s).round() as usize;
+        let inner = fw + GAP;
+        let samples = (0..height)
+            .flat_map(|y| (0..width).map(move |x| (x, y)))
+            .map(|(x, y)| {
+                let u = -m + (x as f32 + 0.5) / s;
+                let v = -m + (y as f32 + 0.5) / s;
+                if u > -inner && u < c + inner && v > -inner && v < r + inner {
+                    return Sample::Inner;
+                }
+                apply_homography(&g, [u, v])
+                    .and_then(|p| look.rgb(p))
+                    .map_or(Sample::Unknown, |px| {
+                        let b = px.map(|x| x.round().clamp(0.0, 255.0) as u8);
+                        Sample::Seen(Lab::from_srgb(wb.apply(Srgb::new(b[0], b[1], b[2]))))
+                    })
+            })
+            .collect();
+        Some(Margin {
+            width,
+            height,
+            m,
+            fw,
+            rows: r,
+            cols: c,
+            samples,
+        })
+    }
+
+    fn at(&self, x: usize, y: usize) -> Sample {
+        self.samples[y * self.width + x]
+    }
+
+    /// The grid-plane point of raster index `(x, y)`.
+    fn point(&self, x: f32, y: f32) -> [f32; 2] {
+        let s = PER_CELL as f32;
+        [-self.m + (x + 0.5) / s, -self.m + (y + 0.5) / s]
+    }
+
+    /// The raster index nearest grid-plane point `p`.
+    fn index(&self, p: [f32; 2]) -> Option<(usize, usize)> {
+        let s = PER_CELL as f32;
+        let x = ((p[0] + self.m) * s - 0.5).round();
+        let y = ((p[1] + self.m) * s - 0.5).round();
+        (x >= 0.0 && y >= 0.0 && (x as usize) < self.width && (y as usize) < self.height)
+            .then_some((x as usize, y as usize))
+    }
+
+    /// How far beyond the frame `p` lies past each side (0 top, 1 right, 2 bottom, 3 left).
+    fn outward(&self, p: [f32; 2]) -> [f32; 4] {
+        [
+            -p[1] - self.fw,
+            p[0] - self.cols - self.fw,
+            p[1] - self.rows - self.fw,
+            -p[0] - self.fw,
+        ]
+    }
+
+    /// The side's samples as `labs[column][depth]`, columns along the side (clockwise) and
+    /// depths outward from the frame, for the card-edge fit.
+    fn side(&self, side: usize) -> Vec<[Option<Lab>; DEPTHS]> {
+        let len = if side % 2 == 0 { self.cols } else { self.rows };
+        let n = (len * PER_CELL as f32).round() as usize;
+        (0..n)
+            .map(|col| {
+                let t = (col as f32 + 0.5) / n as f32;
+                std::array::from_fn(|d| {
+                    let out = self.fw + GAP + REACH * (d as f32 + 0.5) / DEPTHS as f32;
+                    let p = super::beside_side(side, t, out, self.rows, self.cols);
+                    match self.index(p).map(|(x, y)| self.at(x, y)) {
+                        Some(Sample::Seen(l)) => Some(l),
+                        _ => None,
+                    }
+                })
+            })
+            .collect()
+    }
+
+    /// Where a grid-plane point lies in [`Margin::side`]'s lattice: `(side, column, depth)`.
+    fn lattice(&self, p: [f32; 2]) -> (usize, f32, f32) {
+        let out = self.outward(p);
+        let side = (0..4)
+            .max_by(|&a, &b| out[a].total_cmp(&out[b]))
+            .unwrap_or(0);
+        let (len, along) = match side {
+            0 => (self.cols, p[0]),
+            1 => (self.rows, p[1]),
+            2 => (self.cols, self.cols - p[0]),
+            _ => (self.rows, self.rows - p[1]),
+        };
+        let n = len * PER_CELL as f32;
+        let column = along / len * n - 0.5;
+        let depth = (out[side] - GAP) / REACH * DEPTHS as f32 - 0.5;
+        (side, column, depth)
+    }
+}
+
+/// Whether a number is printed beside the grid with outer cell-area corners `ideal` (see the
+/// module docs). Colours are judged under `wb`.
 pub(super) fn glyph_score(
     look: &Lookup<'_>,
     ideal: &Quad,
@@ -38,63 +198,150 @@ pub(super) fn glyph_score(
     cols: usize,
     fw: f32,
     wb: &WhiteBalance,
-) -> (f32, f32) {
-    let (r, c) = (rows as f32, cols as f32);
-    let Some(g) = homography_4(&rect(0.0, 0.0, c, r), ideal) else {
-        return (0.0, 0.0);
-    };
-    let (mut any, mut inside) = (0.0f32, 0.0f32);
-    for side in 0..4 {
-        let len = if side % 2 == 0 { cols } else { rows };
-        let n = len * PER_CELL;
-        let labs: Vec<[Option<Lab>; DEPTHS]> = (0..n)
-            .map(|col| {
-                let t = (col as f32 + 0.5) / n as f32;
-                std::array::from_fn(|depth| {
-                    let d = fw + 0.05 + REACH * (depth as f32 + 0.5) / DEPTHS as f32;
-                    let lp = super::beside_side(side, t, d, r, c);
-                    apply_homography(&g, lp)
-                        .and_then(|p| look.rgb(p))
-                        .map(|px| {
-                            let b = px.map(|x| x.round().clamp(0.0, 255.0) as u8);
-                            Lab::from_srgb(wb.apply(Srgb::new(b[0], b[1], b[2])))
-                        })
-                })
-            })
-            .collect();
-        let Some(side_score) = score_side(&labs) else {
-            continue;
-        };
-        any = any.max(side_score.0);
-        inside = inside.max(side_score.1);
-    }
-    (any, inside)
+) -> GlyphEvidence {
+    Margin::sample(look, ideal, rows, cols, fw, wb)
+        .map_or_else(GlyphEvidence::default, |m| score_margin(&m))
 }
 
-/// `(any, inside)` for one side's samples, `labs[column][depth]`; `None` without samples.
-fn score_side(labs: &[[Option<Lab>; DEPTHS]]) -> Option<(f32, f32)> {
-    let body = near_median(labs)?;
-    let is_body = |x: &Option<Lab>| x.is_some_and(|x| x.delta_e(body) <= BODY_DE);
-    let is_ink = |x: &Option<Lab>| x.is_some_and(|x| x.delta_e(body) > INK_DE);
-    let edge = card_edge(labs, &is_body);
-    let inked = |within: &dyn Fn(usize) -> f32| -> Vec<bool> {
-        labs.iter()
-            .enumerate()
-            .map(|(i, col)| {
-                let limit = within(i);
-                (1..DEPTHS - 1).any(|d| {
-                    let beyond_end = (limit.floor() as usize).min(DEPTHS);
-                    (d as f32) < limit - 1.0
-                        && is_ink(&col[d])
-                        && col[..d].iter().any(is_body)
-                        && col[d + 1..beyond_end.max(d + 1)].iter().any(is_body)
-                })
-            })
-            .collect()
-    };
-    let all = inked(&|_| DEPTHS as f32);
-    let inner = inked(&|i| edge.at(i));
-    Some((peak_over_typical(&all), peak_over_typical(&inner)))
+/// One island of non-body samples.
+#[derive(Clone, Copy, Debug)]
+struct Island {
+    ink: usize,
+    min: [usize; 2],
+    max: [usize; 2],
+    /// Reaches the end of the margin (the table past the card).
+    open: bool,
+    /// Touches the frame (a lower layer peeking out, the stack's shadow).
+    at_frame: bool,
+}
+
+fn score_margin(m: &Margin) -> GlyphEvidence {
+    let sides: [Vec<[Option<Lab>; DEPTHS]>; 4] = std::array::from_fn(|s| m.side(s));
+    let bodies: [Option<Lab>; 4] = std::array::from_fn(|s| near_median(&sides[s]));
+    let edges: [Line; 4] = std::array::from_fn(|s| match bodies[s] {
+        Some(body) => card_edge(&sides[s], &|x: &Option<Lab>| {
+            x.is_some_and(|x| x.delta_e(body) <= BODY_DE)
+        }),
+        None => Line::BEYOND,
+    });
+    // ΔE₀₀ of each seen sample to the body of the side(s) it lies beside.
+    let mut mask = GrayImage::new(m.width as u32, m.height as u32);
+    let mut ink = vec![false; m.samples.len()];
+    for y in 0..m.height {
+        for x in 0..m.width {
+            let Sample::Seen(lab) = m.at(x, y) else {
+                continue;
+            };
+            let out = m.outward(m.point(x as f32, y as f32));
+            let de = (0..4)
+                .filter(|&s| out[s] > 0.0)
+                .filter_map(|s| bodies[s].map(|b| b.delta_e(lab)))
+                .fold(f32::INFINITY, f32::min);
+            if de > BODY_DE && de.is_finite() {
+                mask.put_pixel(x as u32, y as u32, Luma([255]));
+                ink[y * m.width + x] = de > INK_DE;
+            }
+        }
+    }
+    let labels = connected_components(&mask, Connectivity::Eight, Luma([0u8]));
+    let count = labels.pixels().map(|p| p[0]).max().unwrap_or(0) as usize;
+    let mut islands: Vec<Island> = (0..count)
+        .map(|_| Island {
+            ink: 0,
+            min: [usize::MAX; 2],
+            max: [0; 2],
+            open: false,
+            at_frame: false,
+        })
+        .collect();
+    for y in 0..m.height {
+        for x in 0..m.width {
+            let l = labels.get_pixel(x as u32, y as u32)[0] as usize;
+            if l == 0 {
+                continue;
+            }
+            let island = &mut islands[l - 1];
+            island.ink += usize::from(ink[y * m.width + x]);
+            island.min = [island.min[0].min(x), island.min[1].min(y)];
+            island.max = [island.max[0].max(x), island.max[1].max(y)];
+            if x == 0 || y == 0 || x + 1 == m.width || y + 1 == m.height {
+                island.open = true;
+            }
+            for (dx, dy) in [(-1i64, 0i64), (1, 0), (0, -1), (0, 1)] {
+                let (nx, ny) = (x as i64 + dx, y as i64 + dy);
+                if nx < 0 || ny < 0 || nx as usize >= m.width || ny as usize >= m.height {
+                    continue;
+                }
+                match m.at(nx as usize, ny as usize) {
+                    Sample::Inner => island.at_frame = true,
+                    // Unseen is not open: a number cut by the picture's edge is still one.
+                    Sample::Unknown | Sample::Seen(_) => {}
+                }
+            }
+        }
+    }
+    let s = PER_CELL as f32;
+    let min_ink = (MIN_INK * s * s).ceil() as usize;
+    let enclosed: Vec<Island> = islands
+        .into_iter()
+        .filter(|i| i.ink >= min_ink && !i.open && !i.at_frame)
+        .collect();
+    let groups = merge(&enclosed, (MERGE * s).round() as usize);
+    let numbers: Vec<&Island> = groups
+        .iter()
+        .filter(|g| {
+            let extent = (g.max[0] - g.min[0]).max(g.max[1] - g.min[1]) + 1;
+            (MIN_EXTENT * s..=MAX_EXTENT * s).contains(&(extent as f32))
+        })
+        .collect();
+    // Inside the card: the island's centre lies nearer the frame than its side's card edge.
+    let inside = numbers
+        .iter()
+        .filter(|g| {
+            let centre = m.point(
+                (g.min[0] + g.max[0]) as f32 / 2.0,
+                (g.min[1] + g.max[1]) as f32 / 2.0,
+            );
+            let (side, column, depth) = m.lattice(centre);
+            let n = sides[side].len();
+            let column = column.round().clamp(0.0, n.saturating_sub(1) as f32) as usize;
+            depth < edges[side].at(column) - 1.0
+        })
+        .count();
+    GlyphEvidence {
+        score: match inside {
+            0 => 0.0,
+            1 => 1.0,
+            _ => 0.5,
+        },
+        islands: numbers.len(),
+    }
+}
+
+/// Groups islands whose bounding boxes lie within `gap` samples of each other (the strokes of
+/// one number), each group as one island spanning its members.
+fn merge(islands: &[Island], gap: usize) -> Vec<Island> {
+    let mut groups: Vec<Island> = Vec::new();
+    for &i in islands {
+        let mut g = i;
+        // Absorb every group this one touches, until none is left to absorb.
+        loop {
+            let near = groups.iter().position(|o| {
+                (0..2).all(|a| g.min[a] <= o.max[a] + gap && o.min[a] <= g.max[a] + gap)
+            });
+            let Some(k) = near else { break };
+            let o = groups.swap_remove(k);
+            g = Island {
+                ink: g.ink + o.ink,
+                min: [g.min[0].min(o.min[0]), g.min[1].min(o.min[1])],
+                max: [g.max[0].max(o.max[0]), g.max[1].max(o.max[1])],
+                open: g.open || o.open,
+                at_frame: g.at_frame || o.at_frame,
+            };
+        }
+        groups.push(g);
+    }
+    groups
 }
 
 /// The per-channel median of depths 1 to 3: the material right outside the frame (depth 0 can
@@ -127,6 +374,12 @@ struct Line {
 }
 
 impl Line {
+    /// The card runs past the margin.
+    const BEYOND: Line = Line {
+        a: DEPTHS as f32 + 1.0,
+        b: 0.0,
+    };
+
     fn at(&self, i: usize) -> f32 {
         self.a + self.b * i as f32
     }
@@ -137,15 +390,11 @@ impl Line {
 /// when that change stands clearly above the side's typical sample-to-sample change. A card
 /// edge changes colour along its whole length, however little (a cream cloth beside a white
 /// card); a number or a tablecloth motif only in some columns. Without such a line the card
-/// runs past the band, and the line is put at its end.
+/// runs past the margin.
 fn card_edge(labs: &[[Option<Lab>; DEPTHS]], is_body: &dyn Fn(&Option<Lab>) -> bool) -> Line {
     let n = labs.len();
-    let beyond = Line {
-        a: DEPTHS as f32,
-        b: 0.0,
-    };
     if n < 2 {
-        return beyond;
+        return Line::BEYOND;
     }
     // steps[col][d]: the change between depth d and d + 1, leaving body (the step onto the
     // card from the frame is not its edge).
@@ -162,7 +411,7 @@ fn card_edge(labs: &[[Option<Lab>; DEPTHS]], is_body: &dyn Fn(&Option<Lab>) -> b
     all.sort_by(f32::total_cmp);
     let typical = all[all.len() / 2];
     let mut along = vec![0.0f32; n];
-    let mut best = (beyond, 0.0f32);
+    let mut best = (Line::BEYOND, 0.0f32);
     // Lines from every step at the side's start to every step at its end.
     for i in 0..DEPTHS - 1 {
         for j in 0..DEPTHS - 1 {
@@ -188,128 +437,135 @@ fn card_edge(labs: &[[Option<Lab>; DEPTHS]], is_body: &dyn Fn(&Option<Lab>) -> b
             b: best.0.b,
         }
     } else {
-        beyond
+        Line::BEYOND
     }
-}
-
-/// Fraction of inked columns in the inkiest half-cell window away from the side's ends,
-/// minus the fraction of inked columns elsewhere on the side (more than a cell from that
-/// window): a number is one island of ink, where a tablecloth pattern repeats.
-fn peak_over_typical(inked: &[bool]) -> f32 {
-    let n = inked.len();
-    let window = PER_CELL / 2;
-    let Some((start, peak)) = (window..n.saturating_sub(2 * window))
-        .map(|s| {
-            let k = inked[s..s + window].iter().filter(|&&b| b).count();
-            (s, k as f32 / window as f32)
-        })
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-    else {
-        return 0.0;
-    };
-    let near = start.saturating_sub(PER_CELL)..(start + window + PER_CELL).min(n);
-    let (mut far, mut far_inked) = (0usize, 0usize);
-    for (i, &b) in inked.iter().enumerate() {
-        if !near.contains(&i) {
-            far += 1;
-            far_inked += usize::from(b);
-        }
-    }
-    peak - far_inked as f32 / far.max(1) as f32
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use image::{Rgb, RgbImage};
+    use imageproc::drawing::{draw_filled_rect_mut, draw_polygon_mut};
+    use imageproc::point::Point;
+    use imageproc::rect::Rect;
 
-    const CARD: Lab = Lab {
-        l: 95.0,
-        a: 0.0,
-        b: 3.0,
-    };
-    const INK: Lab = Lab {
-        l: 15.0,
-        a: 0.0,
-        b: 0.0,
-    };
-    const CLOTH: Lab = Lab {
-        l: 60.0,
-        a: 40.0,
-        b: 60.0,
-    };
+    /// Pixels per cell of the test pictures; the 4×4 grid's cell area is at (200, 200).
+    const CELL: f32 = 40.0;
+    const FW: f32 = 0.3;
+    const CARD: Rgb<u8> = Rgb([242, 239, 230]);
+    const INK: Rgb<u8> = Rgb([30, 30, 35]);
+    const TABLE: Rgb<u8> = Rgb([120, 70, 40]);
 
-    fn side(f: impl Fn(usize, usize) -> Lab) -> Vec<[Option<Lab>; DEPTHS]> {
-        (0..4 * PER_CELL)
-            .map(|i| std::array::from_fn(|d| Some(f(i, d))))
-            .collect()
+    fn px(cells: f32) -> i32 {
+        (200.0 + cells * CELL).round() as i32
+    }
+
+    fn block(img: &mut RgbImage, x0: f32, y0: f32, x1: f32, y1: f32, c: Rgb<u8>) {
+        let (a, b) = (px(x0), px(y0));
+        let (w, h) = ((px(x1) - a).max(1) as u32, (px(y1) - b).max(1) as u32);
+        draw_filled_rect_mut(img, Rect::at(a, b).of_size(w, h), c);
+    }
+
+    /// A dark frame with coloured cells, drawn over whatever lies there.
+    fn grid(img: &mut RgbImage) {
+        block(img, -FW, -FW, 4.0 + FW, 4.0 + FW, Rgb([43, 43, 48]));
+        block(img, 0.0, 0.0, 4.0, 4.0, Rgb([214, 40, 57]));
+    }
+
+    fn score(img: &RgbImage) -> GlyphEvidence {
+        let ideal = rect(
+            px(0.0) as f32,
+            px(0.0) as f32,
+            px(4.0) as f32,
+            px(4.0) as f32,
+        );
+        glyph_score(
+            &Lookup::new(img, None),
+            &ideal,
+            4,
+            4,
+            FW,
+            &WhiteBalance::IDENTITY,
+        )
+    }
+
+    fn on_card(table: Rgb<u8>) -> RgbImage {
+        let mut img = RgbImage::from_pixel(600, 600, table);
+        block(
+            &mut img,
+            -FW - 1.2,
+            -FW - 1.2,
+            4.0 + FW + 1.2,
+            4.0 + FW + 1.2,
+            CARD,
+        );
+        img
+    }
+
+    #[test]
+    fn a_plain_player_card_shows_no_number() {
+        let mut img = on_card(TABLE);
+        grid(&mut img);
+        assert_eq!(score(&img).score, 0.0);
     }
 
     #[test]
     fn a_number_inside_the_card_is_a_glyph() {
-        // Card everywhere; a number 2 depths out, 5 columns wide, 5 deep.
-        let labs = side(|i, d| {
-            if (20..25).contains(&i) && (2..7).contains(&d) {
-                INK
-            } else {
-                CARD
-            }
-        });
-        let (any, inside) = score_side(&labs).unwrap();
-        assert!(inside > 0.6 && any > 0.6, "{any} {inside}");
+        let mut img = on_card(TABLE);
+        grid(&mut img);
+        // A "1" and its foot, half a cell right of the frame.
+        block(&mut img, 4.0 + FW + 0.5, 1.6, 4.0 + FW + 0.65, 2.4, INK);
+        block(&mut img, 4.0 + FW + 0.35, 2.3, 4.0 + FW + 0.8, 2.4, INK);
+        let e = score(&img);
+        assert_eq!((e.score, e.islands), (1.0, 1), "{e:?}");
     }
 
     #[test]
-    fn a_checkerboard_beyond_the_card_edge_is_not_a_glyph() {
-        // Card for 4 depths, then a checkerboard of card-coloured and cloth squares.
-        let labs = side(|i, d| {
-            if d < 4 || ((i / 6) + (d - 4) / 3) % 2 == 0 {
-                CARD
-            } else {
-                CLOTH
-            }
-        });
-        let (_, inside) = score_side(&labs).unwrap();
-        assert!(inside < 0.2, "{inside}");
-    }
-
-    #[test]
-    fn a_slanted_card_edge_is_found_even_against_a_cloth_like_the_card() {
-        // The card ends on a slanted line (depth 4 at the start, 12 at the end); beyond it a
-        // cloth only a little darker than the card, with a motif.
-        let near_cloth = Lab {
-            l: 88.0,
-            a: 2.0,
-            b: 8.0,
+    fn the_table_past_a_card_corner_is_not_a_glyph() {
+        // The card is turned 30° under the grid, so one of its corners lies in the margin
+        // and the table shows beyond it, near the frame.
+        let mut img = RgbImage::from_pixel(600, 600, TABLE);
+        let (cx, cy) = (px(2.0) as f32, px(2.0) as f32);
+        let (a, h) = (30f32.to_radians(), 3.3 * CELL);
+        let corner = |sx: f32, sy: f32| {
+            let (x, y) = (sx * h, sy * h);
+            Point::new(
+                (cx + x * a.cos() - y * a.sin()).round() as i32,
+                (cy + x * a.sin() + y * a.cos()).round() as i32,
+            )
         };
-        let scene = |number: bool| {
-            side(|i, d| {
-                let edge = 4.0 + 8.0 * i as f32 / 47.0;
-                if (d as f32) < edge {
-                    if number && (30..35).contains(&i) && (2..5).contains(&d) {
-                        INK
-                    } else {
-                        CARD
-                    }
-                } else if (12..18).contains(&i) && (8..13).contains(&d) {
-                    CLOTH
-                } else {
-                    near_cloth
+        let card = [
+            corner(-1.0, -1.0),
+            corner(1.0, -1.0),
+            corner(1.0, 1.0),
+            corner(-1.0, 1.0),
+        ];
+        draw_polygon_mut(&mut img, &card, CARD);
+        grid(&mut img);
+        assert_eq!(score(&img).score, 0.0);
+    }
+
+    #[test]
+    fn checks_beyond_the_card_edge_are_not_a_clear_glyph() {
+        // A narrow card margin, then a white cloth (like the card) with dark checks.
+        let mut img = RgbImage::from_pixel(600, 600, CARD);
+        for i in 0..15 {
+            for j in 0..15 {
+                if (i + j) % 2 == 0 {
+                    let (x, y) = (-3.0 + 0.6 * i as f32, -3.0 + 0.6 * j as f32);
+                    block(&mut img, x, y, x + 0.6, y + 0.6, Rgb([110, 50, 170]));
                 }
-            })
-        };
-        let labs = scene(false);
-        let body = near_median(&labs).unwrap();
-        let e = card_edge(&labs, &|x: &Option<Lab>| {
-            x.is_some_and(|x| x.delta_e(body) <= BODY_DE)
-        });
-        assert!(
-            (e.at(0) - 4.0).abs() <= 1.0 && (e.at(47) - 12.0).abs() <= 1.0,
-            "{e:?}"
+            }
+        }
+        block(
+            &mut img,
+            -FW - 0.4,
+            -FW - 0.4,
+            4.0 + FW + 0.4,
+            4.0 + FW + 0.4,
+            Rgb([236, 233, 224]),
         );
-        // The motif beyond the edge looks like a number until the edge is known.
-        let (any, inside) = score_side(&scene(false)).unwrap();
-        assert!(any > 0.6 && inside < 0.2, "motif: {any} {inside}");
-        let (_, inside) = score_side(&scene(true)).unwrap();
-        assert!(inside > 0.6, "number: {inside}");
+        grid(&mut img);
+        assert!(score(&img).score < 1.0, "{:?}", score(&img));
     }
 }

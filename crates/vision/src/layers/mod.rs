@@ -119,11 +119,12 @@ pub struct FoundGrid {
     /// Fraction of the surround just outside the frame that is card coloured, on the worst
     /// side, after white balance from the frame and cells.
     pub card_surround: f32,
-    /// Excess ink of the inkiest margin segment over its side (0 for none).
+    /// A printed number beside the grid (see the `glyph` module): 1 for exactly one compact
+    /// island of ink enclosed by card and inside the card's edge, ½ for several (a pattern),
+    /// 0 for none.
     pub glyph: f32,
-    /// The same, counting only ink inside the card's edge with card on both sides of it (see
-    /// the `glyph` module): a pattern past a card edge does not count. This one decides.
-    pub enclosed_glyph: f32,
+    /// Number-like islands enclosed by body anywhere in the margin, before the card-edge test.
+    pub glyph_islands: usize,
     /// Fraction of positions along a side (the worst side) where the first material past the
     /// frame is card coloured, when the frame and the surround are taken as the white-balance
     /// references (the stack hypothesis); see `card_columns`.
@@ -360,7 +361,7 @@ impl LayersReader {
                 prominence: c.prominence,
                 card_surround: 0.0,
                 glyph: 0.0,
-                enclosed_glyph: 0.0,
+                glyph_islands: 0,
                 card_surround_refs: 0.0,
                 misfit_refs: 0.0,
                 misfit_palette: 0.0,
@@ -395,11 +396,11 @@ impl LayersReader {
             .iter()
             .flatten()
             .filter(|e| e.found.kind == GridKind::Stack)
-            .map(|e| e.found.enclosed_glyph)
+            .map(|e| e.found.glyph)
             .collect();
         let least = on_card.iter().copied().fold(f32::INFINITY, f32::min);
         for e in out.iter_mut().flatten() {
-            let g = e.found.enclosed_glyph;
+            let g = e.found.glyph;
             // Alone, a printed number makes it a mission card: taking a mission card for the
             // stack would judge the mission against itself, a certain false match.
             if e.found.kind == GridKind::Stack
@@ -501,8 +502,8 @@ impl LayersReader {
             found.misfit_refs = self.misfit(&samples, b);
         }
         found.misfit_palette = self.misfit(&samples, &by_palette);
-        (found.glyph, found.enclosed_glyph) =
-            glyph::glyph_score(&look, &ideal, rows, cols, fw, &by_palette);
+        let glyph = glyph::glyph_score(&look, &ideal, rows, cols, fw, &by_palette);
+        (found.glyph, found.glyph_islands) = (glyph.score, glyph.islands);
         // On a card: card colour right past the frame all around, and the frame and card as
         // references explain the cells about as well as the palette's own fit does (a
         // tablecloth taken for card bends every colour away from the palette).
@@ -513,7 +514,7 @@ impl LayersReader {
         // Provisional: `examine` settles stack vs mission card by comparing glyphs.
         found.kind = if on_card {
             GridKind::Stack
-        } else if found.enclosed_glyph >= options.min_glyph {
+        } else if found.glyph >= options.min_glyph {
             GridKind::MissionCard
         } else {
             GridKind::NotOnCard
@@ -908,8 +909,9 @@ fn ring(
 
 /// The fraction of positions along each side (the worst side) where, walking outward past
 /// the frame (and past any lower layer's frame peeking out from under the top one), the first
-/// material met is card coloured, under `wb`. A blurred seam between frame and card is
-/// neither, so the first few samples past the frame are looked at.
+/// material met is card coloured, under `wb`. A blurred seam, the stack's side wall seen at a
+/// tilt and its shadow on the card are neither, so the first third of a cell past the frame is
+/// looked at.
 #[allow(clippy::too_many_arguments)]
 fn card_columns(
     look: &Lookup<'_>,
@@ -952,7 +954,7 @@ fn card_columns(
                         ))
                     })
                     .skip_while(|(lab, clipped)| !clipped && lab.delta_e(frame) <= within)
-                    .take(3)
+                    .take(6)
                     .any(|(lab, clipped)| clipped || lab.delta_e(card) <= within)
             })
             .count();
