@@ -78,7 +78,16 @@ pub struct Summary {
     pub after_decode_ms_p95: f64,
     /// Reasons for undecided verdicts, most frequent first.
     pub undecided_reasons: Vec<(String, usize)>,
+    /// Extra scenes with the stack moved out of view (the mission card, loose layers and the
+    /// rest still there), and how many of them a stack was read from anyway: each such
+    /// reading would be a verdict on a photo without a stack, usually the mission card
+    /// judged against itself. Must be 0.
+    pub without_stack: usize,
+    pub without_stack_read: usize,
 }
+
+/// One extra scene per this many: the same table with the stack moved out of view.
+const WITHOUT_STACK_EVERY: usize = 5;
 
 /// Fewest differing cells between `read` (labels) and `truth` over the four turns: the
 /// reader's row 0 is the upright one, the renderer's the stack's own.
@@ -170,9 +179,28 @@ pub fn layers(args: EvalLayers<'_>) -> Result<Outcome> {
             },
         )
         .collect();
+    let hidden: Vec<u64> = (0..args.n.div_ceil(WITHOUT_STACK_EVERY))
+        .map(|_| master.gen())
+        .collect();
+    bar.inc_length(hidden.len() as u64);
+    let hidden_read: Vec<Result<bool>> = hidden
+        .par_iter()
+        .enumerate()
+        .map_init(
+            || LayersReader::new(&set),
+            |reader, (index, &seed)| {
+                let result = eval_without_stack(&set, reader, &args, &read_options, index, seed);
+                bar.inc(1);
+                result
+            },
+        )
+        .collect();
     bar.finish_and_clear();
     let results: Vec<SceneResult> = results.into_iter().collect::<Result<_>>()?;
-    let summary = summarise(&set, &args, &results);
+    let hidden_read: Vec<bool> = hidden_read.into_iter().collect::<Result<_>>()?;
+    let mut summary = summarise(&set, &args, &results);
+    summary.without_stack = hidden_read.len();
+    summary.without_stack_read = hidden_read.iter().filter(|&&r| r).count();
     if args.output.json {
         print_json(&serde_json::json!({ "summary": summary, "scenes": results }))?;
     } else {
@@ -284,6 +312,43 @@ fn eval_scene(
     })
 }
 
+/// Renders a scene whose stack lies out of view (with the mission card always on the table)
+/// and reads it; `true` when a stack was read from it anyway.
+fn eval_without_stack(
+    set: &LayersSet,
+    reader: &mut Result<LayersReader, LayersError>,
+    args: &EvalLayers<'_>,
+    read_options: &LayersReadOptions,
+    index: usize,
+    seed: u64,
+) -> Result<bool> {
+    let reader = reader.as_mut().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let options = SceneOptions {
+        width: args.size.0,
+        height: args.size.1,
+        stack: StackChoice::MissionSolution { mission: None },
+        distractors: Distractors {
+            mission_card: 1.0,
+            ..Distractors::default()
+        },
+        degradation: degradation(args.degradation),
+    };
+    let mut spec = LayersSceneSpec::random(set, &mut rng, &options)
+        .with_context(|| format!("scene without stack {index}"))?;
+    // Far off the table: the camera, the light and everything else stay as drawn.
+    spec.stack.origin[0] += 1.0e4;
+    let scene = render_layers(set, &spec)
+        .with_context(|| format!("rendering scene without stack {index}"))?;
+    let jpeg = scene.jpeg()?;
+    let image = tablejudge_vision::mat::decode_rgb(&jpeg)?;
+    let read = reader.read(&image, read_options).is_ok();
+    if let (true, Some(dir)) = (read, &args.failures) {
+        std::fs::write(dir.join(format!("without_stack_{index:05}.jpg")), &jpeg)?;
+    }
+    Ok(read)
+}
+
 fn percentile(mut v: Vec<f64>, q: f64) -> f64 {
     if v.is_empty() {
         return 0.0;
@@ -337,6 +402,8 @@ fn summarise(set: &LayersSet, args: &EvalLayers<'_>, results: &[SceneResult]) ->
         ),
         after_decode_ms_p95: percentile(results.iter().map(|r| r.after_decode_ms).collect(), 0.95),
         undecided_reasons,
+        without_stack: 0,
+        without_stack_read: 0,
     }
 }
 
@@ -354,6 +421,10 @@ fn print_summary(s: &Summary) -> Result<()> {
     outln!(
         "timing per photo ({}, {}): decode {:.1} ms median; everything after decoding {:.1} ms median, {:.1} ms p95 (threads share 2 cores)",
         s.size, s.degradation, s.decode_ms_median, s.after_decode_ms_median, s.after_decode_ms_p95
+    );
+    outln!(
+        "without the stack (moved out of view, the mission card on the table): {} scenes, a stack read from {} (must be 0)",
+        s.without_stack, s.without_stack_read
     );
     if !s.undecided_reasons.is_empty() {
         let r: Vec<String> = s

@@ -11,8 +11,11 @@
 //!   reaches the end of the margin and is no number, whatever its shape;
 //! - a tablecloth motif beyond the card's edge is no number even when the cloth looks like
 //!   the card: the edge is found as the straight line along which the margin changes colour;
-//! - a pattern of many islands (checks on a white cloth) is no clear number either way: it
-//!   scores in between, so that neither rule trusts it.
+//! - a motif repeated around the grid (checks or flowers on a cloth that looks like the card:
+//!   three or more islands alike in colour, size and shape) is a pattern, and none of its
+//!   islands is a number; a number is one of a kind, so it still stands out among them;
+//! - several islands that are neither (two candidates) are no clear number either way: they
+//!   score in between, so that neither rule trusts them.
 
 use image::{GrayImage, Luma};
 use imageproc::region_labelling::{connected_components, Connectivity};
@@ -51,7 +54,8 @@ pub(super) struct GlyphEvidence {
     /// 1 for exactly one number-like island inside the card, ½ for several (a pattern, not a
     /// number: neither rule may rest on it), 0 for none.
     pub score: f32,
-    /// Number-like islands enclosed by body anywhere in the margin, before the card-edge test.
+    /// Number-like islands (enclosed by body, compact, not one of a repeated motif) anywhere in
+    /// the margin, before the card-edge test.
     pub islands: usize,
 }
 
@@ -203,10 +207,13 @@ pub(super) fn glyph_score(
         .map_or_else(GlyphEvidence::default, |m| score_margin(&m))
 }
 
-/// One island of non-body samples.
+/// One island of non-body samples (or a group of nearby ones).
 #[derive(Clone, Copy, Debug)]
 struct Island {
+    pixels: usize,
     ink: usize,
+    /// Sum of the samples' L*, a*, b*.
+    lab_sum: [f32; 3],
     min: [usize; 2],
     max: [usize; 2],
     /// Reaches the end of the margin (the table past the card).
@@ -214,6 +221,61 @@ struct Island {
     /// Touches the frame (a lower layer peeking out, the stack's shadow).
     at_frame: bool,
 }
+
+impl Island {
+    const EMPTY: Island = Island {
+        pixels: 0,
+        ink: 0,
+        lab_sum: [0.0; 3],
+        min: [usize::MAX; 2],
+        max: [0; 2],
+        open: false,
+        at_frame: false,
+    };
+
+    fn colour(&self) -> Lab {
+        let n = self.pixels.max(1) as f32;
+        Lab::new(
+            self.lab_sum[0] / n,
+            self.lab_sum[1] / n,
+            self.lab_sum[2] / n,
+        )
+    }
+
+    /// The larger side of the bounding box, in samples.
+    fn extent(&self) -> usize {
+        (self.max[0] - self.min[0]).max(self.max[1] - self.min[1]) + 1
+    }
+
+    /// The share of the bounding box the island covers (strokes cover little of theirs).
+    fn fill(&self) -> f32 {
+        let area = (self.max[0] - self.min[0] + 1) * (self.max[1] - self.min[1] + 1);
+        self.pixels as f32 / area as f32
+    }
+
+    fn join(&self, o: &Island) -> Island {
+        Island {
+            pixels: self.pixels + o.pixels,
+            ink: self.ink + o.ink,
+            lab_sum: std::array::from_fn(|i| self.lab_sum[i] + o.lab_sum[i]),
+            min: [self.min[0].min(o.min[0]), self.min[1].min(o.min[1])],
+            max: [self.max[0].max(o.max[0]), self.max[1].max(o.max[1])],
+            open: self.open || o.open,
+            at_frame: self.at_frame || o.at_frame,
+        }
+    }
+
+    /// Alike in colour, size and shape: two motifs of one tablecloth pattern.
+    fn alike(&self, o: &Island) -> bool {
+        let ratio = self.pixels as f32 / o.pixels.max(1) as f32;
+        self.colour().delta_e(o.colour()) <= PATTERN_DE
+            && (0.5..=2.0).contains(&ratio)
+            && (self.fill() - o.fill()).abs() <= 0.2
+    }
+}
+
+/// Islands within this ΔE₀₀ of each other's mean colour can be one pattern's motifs.
+const PATTERN_DE: f32 = 15.0;
 
 fn score_margin(m: &Margin) -> GlyphEvidence {
     let sides: [Vec<[Option<Lab>; DEPTHS]>; 4] = std::array::from_fn(|s| m.side(s));
@@ -245,23 +307,24 @@ fn score_margin(m: &Margin) -> GlyphEvidence {
     }
     let labels = connected_components(&mask, Connectivity::Eight, Luma([0u8]));
     let count = labels.pixels().map(|p| p[0]).max().unwrap_or(0) as usize;
-    let mut islands: Vec<Island> = (0..count)
-        .map(|_| Island {
-            ink: 0,
-            min: [usize::MAX; 2],
-            max: [0; 2],
-            open: false,
-            at_frame: false,
-        })
-        .collect();
+    let mut islands = vec![Island::EMPTY; count];
     for y in 0..m.height {
         for x in 0..m.width {
             let l = labels.get_pixel(x as u32, y as u32)[0] as usize;
+            let Sample::Seen(lab) = m.at(x, y) else {
+                continue;
+            };
             if l == 0 {
                 continue;
             }
             let island = &mut islands[l - 1];
+            island.pixels += 1;
             island.ink += usize::from(ink[y * m.width + x]);
+            island.lab_sum = [
+                island.lab_sum[0] + lab.l,
+                island.lab_sum[1] + lab.a,
+                island.lab_sum[2] + lab.b,
+            ];
             island.min = [island.min[0].min(x), island.min[1].min(y)];
             island.max = [island.max[0].max(x), island.max[1].max(y)];
             if x == 0 || y == 0 || x + 1 == m.width || y + 1 == m.height {
@@ -272,10 +335,9 @@ fn score_margin(m: &Margin) -> GlyphEvidence {
                 if nx < 0 || ny < 0 || nx as usize >= m.width || ny as usize >= m.height {
                     continue;
                 }
-                match m.at(nx as usize, ny as usize) {
-                    Sample::Inner => island.at_frame = true,
-                    // Unseen is not open: a number cut by the picture's edge is still one.
-                    Sample::Unknown | Sample::Seen(_) => {}
+                // Unseen is not open: a number cut by the picture's edge is still one.
+                if m.at(nx as usize, ny as usize) == Sample::Inner {
+                    island.at_frame = true;
                 }
             }
         }
@@ -287,12 +349,16 @@ fn score_margin(m: &Margin) -> GlyphEvidence {
         .filter(|i| i.ink >= min_ink && !i.open && !i.at_frame)
         .collect();
     let groups = merge(&enclosed, (MERGE * s).round() as usize);
-    let numbers: Vec<&Island> = groups
+    let compact: Vec<&Island> = groups
         .iter()
-        .filter(|g| {
-            let extent = (g.max[0] - g.min[0]).max(g.max[1] - g.min[1]) + 1;
-            (MIN_EXTENT * s..=MAX_EXTENT * s).contains(&(extent as f32))
-        })
+        .filter(|g| (MIN_EXTENT * s..=MAX_EXTENT * s).contains(&(g.extent() as f32)))
+        .collect();
+    // A motif repeated around the grid (checks or flowers on a cloth that looks like the card)
+    // is a pattern, not a number: a number is one of a kind.
+    let numbers: Vec<&Island> = compact
+        .iter()
+        .filter(|g| compact.iter().filter(|o| g.alike(o)).count() < 3)
+        .copied()
         .collect();
     // Inside the card: the island's centre lies nearer the frame than its side's card edge.
     let inside = numbers
@@ -330,14 +396,7 @@ fn merge(islands: &[Island], gap: usize) -> Vec<Island> {
                 (0..2).all(|a| g.min[a] <= o.max[a] + gap && o.min[a] <= g.max[a] + gap)
             });
             let Some(k) = near else { break };
-            let o = groups.swap_remove(k);
-            g = Island {
-                ink: g.ink + o.ink,
-                min: [g.min[0].min(o.min[0]), g.min[1].min(o.min[1])],
-                max: [g.max[0].max(o.max[0]), g.max[1].max(o.max[1])],
-                open: g.open || o.open,
-                at_frame: g.at_frame || o.at_frame,
-            };
+            g = g.join(&groups.swap_remove(k));
         }
         groups.push(g);
     }
@@ -543,6 +602,54 @@ mod tests {
         draw_polygon_mut(&mut img, &card, CARD);
         grid(&mut img);
         assert_eq!(score(&img).score, 0.0);
+    }
+
+    /// A cloth just like the card, with a purple motif every 1.2 cells, under a card with a
+    /// narrow margin: the card's edge cannot be seen.
+    fn on_motif_cloth() -> RgbImage {
+        let mut img = RgbImage::from_pixel(600, 600, CARD);
+        for i in 0..12 {
+            for j in 0..12 {
+                let (x, y) = (-4.7 + 1.2 * i as f32, -4.7 + 1.2 * j as f32);
+                block(&mut img, x, y, x + 0.4, y + 0.4, Rgb([120, 90, 220]));
+            }
+        }
+        block(
+            &mut img,
+            -FW - 0.3,
+            -FW - 0.3,
+            4.0 + FW + 0.3,
+            4.0 + FW + 0.3,
+            CARD,
+        );
+        img
+    }
+
+    #[test]
+    fn a_motif_repeated_around_the_grid_is_a_pattern_not_a_number() {
+        let mut img = on_motif_cloth();
+        grid(&mut img);
+        let e = score(&img);
+        assert_eq!((e.score, e.islands), (0.0, 0), "{e:?}");
+    }
+
+    #[test]
+    fn a_number_among_a_pattern_is_still_a_number() {
+        // The same cloth under a mission card whose number lies in a wider margin.
+        let mut img = on_motif_cloth();
+        block(
+            &mut img,
+            4.0 + FW,
+            -FW - 0.3,
+            4.0 + FW + 1.4,
+            4.0 + FW + 0.3,
+            CARD,
+        );
+        block(&mut img, 4.0 + FW + 0.5, 1.6, 4.0 + FW + 0.65, 2.4, INK);
+        block(&mut img, 4.0 + FW + 0.35, 2.3, 4.0 + FW + 0.8, 2.4, INK);
+        grid(&mut img);
+        let e = score(&img);
+        assert_eq!((e.score, e.islands), (1.0, 1), "{e:?}");
     }
 
     #[test]

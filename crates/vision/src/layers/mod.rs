@@ -123,7 +123,8 @@ pub struct FoundGrid {
     /// island of ink enclosed by card and inside the card's edge, ½ for several (a pattern),
     /// 0 for none.
     pub glyph: f32,
-    /// Number-like islands enclosed by body anywhere in the margin, before the card-edge test.
+    /// Number-like islands (enclosed by card, compact, not one of a repeated motif) anywhere in
+    /// the margin, before the card-edge test.
     pub glyph_islands: usize,
     /// Fraction of positions along a side (the worst side) where the first material past the
     /// frame is card coloured, when the frame and the surround are taken as the white-balance
