@@ -43,7 +43,7 @@ const MAX_EXTENT: f32 = 2.0;
 /// Least ink in a stroke that counts, in cells² (specks of noise and dust are smaller).
 const MIN_INK: f32 = 0.02;
 /// Islands this close (cells) are parts of one number (strokes, several digits).
-const MERGE: f32 = 0.35;
+const MERGE: f32 = 0.2;
 
 /// Depth samples per column of one side, for the card-edge fit.
 const DEPTHS: usize = 16;
@@ -174,6 +174,30 @@ impl Margin {
             .collect()
     }
 
+    /// The per-channel median of the samples 0.1 to 0.3 cells past the frame on `side`: the
+    /// material right outside it (a mission card's margin can be a third of a cell).
+    fn body(&self, side: usize) -> Option<Lab> {
+        let mut near: Vec<Lab> = Vec::new();
+        for y in 0..self.height {
+            for x in 0..self.width {
+                let Sample::Seen(lab) = self.at(x, y) else {
+                    continue;
+                };
+                let p = self.point(x as f32, y as f32);
+                let out = self.outward(p);
+                let along = if side % 2 == 0 {
+                    (0.0..=self.cols).contains(&p[0])
+                } else {
+                    (0.0..=self.rows).contains(&p[1])
+                };
+                if along && (0.1..=0.3).contains(&out[side]) {
+                    near.push(lab);
+                }
+            }
+        }
+        median_lab(&near)
+    }
+
     /// Where a grid-plane point lies in [`Margin::side`]'s lattice: `(side, column, depth)`.
     fn lattice(&self, p: [f32; 2]) -> (usize, f32, f32) {
         let out = self.outward(p);
@@ -279,7 +303,7 @@ const PATTERN_DE: f32 = 15.0;
 
 fn score_margin(m: &Margin) -> GlyphEvidence {
     let sides: [Vec<[Option<Lab>; DEPTHS]>; 4] = std::array::from_fn(|s| m.side(s));
-    let bodies: [Option<Lab>; 4] = std::array::from_fn(|s| near_median(&sides[s]));
+    let bodies: [Option<Lab>; 4] = std::array::from_fn(|s| m.body(s));
     let edges: [Line; 4] = std::array::from_fn(|s| match bodies[s] {
         Some(body) => card_edge(&sides[s], &|x: &Option<Lab>| {
             x.is_some_and(|x| x.delta_e(body) <= BODY_DE)
@@ -344,11 +368,11 @@ fn score_margin(m: &Margin) -> GlyphEvidence {
     }
     let s = PER_CELL as f32;
     let min_ink = (MIN_INK * s * s).ceil() as usize;
-    let enclosed: Vec<Island> = islands
+    let closed: Vec<Island> = islands
         .into_iter()
-        .filter(|i| i.ink >= min_ink && !i.open && !i.at_frame)
+        .filter(|i| i.ink >= min_ink && !i.open)
         .collect();
-    let groups = merge(&enclosed, (MERGE * s).round() as usize);
+    let groups = merge(&closed, (MERGE * s).round() as usize);
     let compact: Vec<&Island> = groups
         .iter()
         .filter(|g| (MIN_EXTENT * s..=MAX_EXTENT * s).contains(&(g.extent() as f32)))
@@ -361,7 +385,7 @@ fn score_margin(m: &Margin) -> GlyphEvidence {
         .copied()
         .collect();
     // Inside the card: the island's centre lies nearer the frame than its side's card edge.
-    let inside = numbers
+    let inside: Vec<&Island> = numbers
         .iter()
         .filter(|g| {
             let centre = m.point(
@@ -373,11 +397,33 @@ fn score_margin(m: &Margin) -> GlyphEvidence {
             let column = column.round().clamp(0.0, n.saturating_sub(1) as f32) as usize;
             depth < edges[side].at(column) - 1.0
         })
+        .copied()
+        .collect();
+    // An island touching the frame is usually a lower layer peeking out or the stack's
+    // shadow: a thin strip along the frame. One that reaches a third of a cell out and is no
+    // longer than a number can be a number printed close to the frame: never a clear "no
+    // number".
+    let clean = inside.iter().filter(|g| !g.at_frame).count();
+    let touching = inside
+        .iter()
+        .filter(|g| {
+            let (side, _, _) = m.lattice(m.point(
+                (g.min[0] + g.max[0]) as f32 / 2.0,
+                (g.min[1] + g.max[1]) as f32 / 2.0,
+            ));
+            let size = [g.max[0] - g.min[0] + 1, g.max[1] - g.min[1] + 1].map(|v| v as f32 / s);
+            let (along, out) = if side % 2 == 0 {
+                (size[0], size[1])
+            } else {
+                (size[1], size[0])
+            };
+            g.at_frame && out >= 0.3 && along <= 1.5
+        })
         .count();
     GlyphEvidence {
-        score: match inside {
-            0 => 0.0,
-            1 => 1.0,
+        score: match (clean, touching) {
+            (0, 0) => 0.0,
+            (1, _) => 1.0,
             _ => 0.5,
         },
         islands: numbers.len(),
@@ -403,18 +449,13 @@ fn merge(islands: &[Island], gap: usize) -> Vec<Island> {
     groups
 }
 
-/// The per-channel median of depths 1 to 3: the material right outside the frame (depth 0 can
-/// still be frame when the located edge is a little inside it).
-fn near_median(labs: &[[Option<Lab>; DEPTHS]]) -> Option<Lab> {
-    let near: Vec<Lab> = labs
-        .iter()
-        .flat_map(|col| col[1..4].iter().flatten().copied())
-        .collect();
-    if near.is_empty() {
+/// The per-channel median.
+fn median_lab(labs: &[Lab]) -> Option<Lab> {
+    if labs.is_empty() {
         return None;
     }
     let med = |f: fn(&Lab) -> f32| {
-        let mut v: Vec<f32> = near.iter().map(f).collect();
+        let mut v: Vec<f32> = labs.iter().map(f).collect();
         v.sort_by(f32::total_cmp);
         v[v.len() / 2]
     };
@@ -577,6 +618,41 @@ mod tests {
         block(&mut img, 4.0 + FW + 0.35, 2.3, 4.0 + FW + 0.8, 2.4, INK);
         let e = score(&img);
         assert_eq!((e.score, e.islands), (1.0, 1), "{e:?}");
+    }
+
+    #[test]
+    fn a_number_close_to_the_frame_is_never_a_clear_no() {
+        let mut img = on_card(TABLE);
+        grid(&mut img);
+        // A "7" touching the frame's right side.
+        block(&mut img, 4.0 + FW, 1.5, 4.0 + FW + 0.5, 1.62, INK);
+        block(&mut img, 4.0 + FW + 0.38, 1.5, 4.0 + FW + 0.5, 2.4, INK);
+        assert_eq!(score(&img).score, 0.5, "{:?}", score(&img));
+    }
+
+    #[test]
+    fn a_lower_layer_peeking_out_is_not_a_number() {
+        let mut img = on_card(TABLE);
+        // A lower layer lies a tenth of a cell right of the top one.
+        block(
+            &mut img,
+            -FW + 0.1,
+            -FW,
+            4.0 + FW + 0.1,
+            4.0 + FW,
+            Rgb([43, 43, 48]),
+        );
+        grid(&mut img);
+        // And a short dark wedge of another one along the bottom.
+        block(
+            &mut img,
+            1.0,
+            4.0 + FW,
+            2.2,
+            4.0 + FW + 0.12,
+            Rgb([43, 43, 48]),
+        );
+        assert_eq!(score(&img).score, 0.0, "{:?}", score(&img));
     }
 
     #[test]
