@@ -93,6 +93,7 @@ pub fn read(
                     "undecided"
                 });
                 v["min_layers"] = json!(reading.min_layers);
+                v["inferred_cells"] = inferred_json(&reading.inferred);
                 v["grids"] = other_grids_json(&reading.grids);
                 if let Some(r) = &reason {
                     v["reason"] = json!(r);
@@ -106,6 +107,9 @@ pub fn read(
                 match reading.min_layers {
                     Some(n) => outln!("fewest layers of the set that show this: {n}"),
                     None => outln!("no stack of this set shows this grid: some cell is misread"),
+                }
+                if let Some(line) = inferred_line(&reading.inferred) {
+                    outln!("{line}");
                 }
                 if let Some(r) = &reason {
                     outln!("undecided: {r}");
@@ -150,6 +154,22 @@ fn undecided_photo(
         save_image(&draw_grids_only(image, set, &grids, &banner), out)?;
     }
     Ok(Outcome::Undecided)
+}
+
+/// The cells the rules filled in, as a line for people; `None` when there are none.
+fn inferred_line(inferred: &[Pos]) -> Option<String> {
+    (!inferred.is_empty()).then(|| {
+        let cells: Vec<String> = inferred.iter().map(ToString::to_string).collect();
+        format!(
+            "filled in by the rules (the photo could not show them; only this colouring makes a stack of the set): {}",
+            cells.join("; ")
+        )
+    })
+}
+
+/// The cells the rules filled in, as `[row, column]` pairs (0-based, like the observation).
+fn inferred_json(inferred: &[Pos]) -> Value {
+    json!(inferred.iter().map(|p| [p.row, p.col]).collect::<Vec<_>>())
 }
 
 fn doubt_reason(doubtful: &[Pos]) -> String {
@@ -291,6 +311,7 @@ pub fn verify(
             "pattern": mission_rows,
         });
         v["stack"] = serde_json::to_value(stack.to_observation(&source))?;
+        v["inferred_cells"] = inferred_json(&stack.inferred);
         v["grids"] = other_grids_json(&stack.grids);
         print_json(&v)?;
     } else {
@@ -317,6 +338,9 @@ pub fn verify(
         };
         for (s, m) in grid_rows(&stack.cells).iter().zip(&shown) {
             outln!("  {s:<16} {m}");
+        }
+        if let Some(line) = inferred_line(&stack.inferred) {
+            outln!("  {line}");
         }
         if let Judgement::Undecided { retake, .. } = &judgement {
             outln!("  retake: {retake}");

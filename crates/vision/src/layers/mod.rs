@@ -17,6 +17,7 @@
 //! plausible as the stack the answer is an error (undecided), never a guess.
 
 mod cells;
+mod complete;
 mod glyph;
 pub mod judge;
 #[cfg(test)]
@@ -25,7 +26,7 @@ mod tests;
 use image::RgbImage;
 use serde::Serialize;
 use tablejudge_rules::layers::{LayersSet, Solver};
-use tablejudge_rules::{Grid, Key, Srgb, Turn};
+use tablejudge_rules::{Grid, Key, Pos, Srgb, Turn};
 use thiserror::Error;
 
 use crate::camera::Camera;
@@ -152,6 +153,9 @@ pub struct LayersReading {
     /// The fewest layers that show the read grid; `None` when no stack of the set can show it
     /// (then some cell is misread, and the least confident cells were marked doubtful).
     pub min_layers: Option<usize>,
+    /// Cells the photo could not show (glare, shadow) that the rules filled in: the only
+    /// colouring of them that a stack of the set can show (see `complete`).
+    pub inferred: Vec<Pos>,
     /// Every framed grid found, the stack included, with what it was judged to be.
     pub grids: Vec<FoundGrid>,
 }
@@ -660,8 +664,7 @@ impl LayersReader {
         let mut cells = self.classify(&classifier, &e.samples, &e.balance);
         self.doubt_where_normalisations_disagree(&classifier, e, &mut cells);
         let keys = cells.map(|r| r.label.unwrap_or(self.set.card()));
-        let min_layers = self.solver.min_layers(&keys);
-        if min_layers.is_none() {
+        if self.solver.min_layers(&keys).is_none() {
             // No stack of the set shows this: something is misread. The least confident
             // cells are the likeliest culprits; none of them may count as confident.
             let mut order: Vec<_> = cells.positions().collect();
@@ -674,12 +677,29 @@ impl LayersReader {
                 }
             }
         }
+        // The card first: unread cells default to it.
+        let card = self.set.card();
+        let palette: Vec<(Key, Srgb)> = std::iter::once(card)
+            .chain(self.keys.iter().copied().filter(|&k| k != card))
+            .filter_map(|k| self.printed(k).map(|c| (k, c)))
+            .collect();
+        let inferred = complete::complete_by_rules(
+            &mut cells,
+            &e.samples,
+            &self.solver,
+            &palette,
+            JudgeOptions::default().max_cell_error,
+        );
+        let min_layers = self
+            .solver
+            .min_layers(&cells.map(|r| r.label.unwrap_or(self.set.card())));
         Ok(LayersReading {
             corners: self.corners(&e.ideal, options),
             cells,
             samples: e.samples.clone(),
             white_balance: e.balance,
             min_layers,
+            inferred,
             grids,
         })
     }

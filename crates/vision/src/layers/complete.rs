@@ -1,0 +1,267 @@
+//! The rules fill in what the photo cannot show.
+//!
+//! A stack shows, in every cell, the colour of the first layer from the top without a hole
+//! there, else the card (formats.md §2), and only the set's layers are in it. So the visible
+//! grid is one the set can make, and most grids are not: when glare or a shadow hides one or
+//! two cells, often exactly one colouring of them gives a grid the set can make. That
+//! colouring is then as certain as the cells it was inferred from, and the hidden cells are
+//! read by the rules instead of being doubtful.
+//!
+//! The observation still has a say: a cell the photo shows plainly as one colour is never
+//! overruled (the rules only choose among the colours it could be, nearly as near as
+//! the nearest), because a confident cell
+//! elsewhere might be the misread one.
+
+use tablejudge_rules::layers::Solver;
+use tablejudge_rules::{Grid, Key, Pos, Srgb};
+
+use crate::classify::Reading;
+use crate::colour::Lab;
+use crate::sample::CellSample;
+
+/// At most this many doubtful cells are filled in (every colouring of them is tried).
+const MAX_CELLS: usize = 2;
+/// The spread of a cell's measured colour around its printed colour, ΔE₀₀ (the classifier's).
+const SIGMA: f32 = 4.0;
+/// A cell with less than this fraction of its inner pixels free of glare may be any colour:
+/// glare at its edge can bend what is left.
+const MIN_COVERAGE: f32 = 0.9;
+/// Colours weighing less than this (relative to the cell's best) are not tried.
+const NEGLIGIBLE: f32 = 1e-4;
+/// The weight, relative to the colouring as read, of "a confident cell elsewhere is misread"
+/// when the colouring as read is impossible.
+const OTHERWISE: f32 = 0.01;
+/// Measured colours with every channel at least this are washed out (glare).
+const WASHED_OUT: u8 = 235;
+
+/// Fills in the cells whose error probability exceeds `max_error` when the colourings of them
+/// that make a grid the set can make single one out (see the module docs); returns the cells
+/// that became confident. `palette` holds the printed colours a stack can show, the card
+/// first.
+pub(super) fn complete_by_rules(
+    cells: &mut Grid<Reading>,
+    samples: &Grid<CellSample>,
+    solver: &Solver,
+    palette: &[(Key, Srgb)],
+    max_error: f32,
+) -> Vec<Pos> {
+    let doubtful: Vec<Pos> = cells
+        .iter()
+        .filter(|(_, r)| 1.0 - r.confidence > max_error || r.label.is_none())
+        .map(|(p, _)| p)
+        .collect();
+    if doubtful.is_empty() || doubtful.len() > MAX_CELLS {
+        return Vec::new();
+    }
+    // What the inferred cells rest on: every other cell being right.
+    let others_error: f32 = cells
+        .iter()
+        .filter(|(p, _)| !doubtful.contains(p))
+        .map(|(_, r)| 1.0 - r.confidence)
+        .sum();
+    if others_error > max_error {
+        return Vec::new();
+    }
+    let options: Vec<Vec<(Key, f32)>> = doubtful
+        .iter()
+        .map(|&p| weights(&cells[p], samples[p].coverage, palette))
+        .collect();
+    let Some(&(card, _)) = palette.first() else {
+        return Vec::new();
+    };
+    let mut grid = cells.map(|r| r.label.unwrap_or(card));
+    // The colouring as read (every cell its nearest colour) is the one of weight 1.
+    let (mut total, mut best, mut read_possible) = (0.0f32, None::<(f32, Vec<Key>)>, false);
+    let mut choice = vec![0usize; doubtful.len()];
+    'all: loop {
+        let mut weight = 1.0;
+        for (i, &p) in doubtful.iter().enumerate() {
+            let (k, w) = options[i][choice[i]];
+            grid[p] = k;
+            weight *= w;
+        }
+        if solver.min_layers(&grid).is_some() {
+            total += weight;
+            read_possible |= weight >= 1.0;
+            if best.as_ref().is_none_or(|(w, _)| weight > *w) {
+                best = Some((weight, doubtful.iter().map(|&p| grid[p]).collect()));
+            }
+        }
+        // Next colouring (an odometer over the options).
+        for i in 0..choice.len() {
+            choice[i] += 1;
+            if choice[i] < options[i].len() {
+                continue 'all;
+            }
+            choice[i] = 0;
+        }
+        break;
+    }
+    let Some((weight, colours)) = best else {
+        return Vec::new();
+    };
+    // When the colouring as read is impossible, some cell is misread: perhaps a doubtful
+    // one, perhaps a confident one elsewhere.
+    let otherwise = if read_possible { 0.0 } else { OTHERWISE };
+    let confidence = weight / (total + otherwise) * (1.0 - others_error);
+    if 1.0 - confidence > max_error {
+        return Vec::new();
+    }
+    for (&p, k) in doubtful.iter().zip(colours) {
+        cells[p].label = Some(k);
+        cells[p].confidence = confidence;
+    }
+    doubtful
+}
+
+/// Each colour's weight as the cell's true colour, relative to the best (1): a Gaussian in
+/// ΔE₀₀ of spread [`SIGMA`]; every colour alike when the cell is washed out or partly under
+/// glare. Negligible ones are left out.
+fn weights(reading: &Reading, coverage: f32, palette: &[(Key, Srgb)]) -> Vec<(Key, f32)> {
+    let c = reading.srgb;
+    if c.r.min(c.g).min(c.b) >= WASHED_OUT || coverage < MIN_COVERAGE {
+        return palette.iter().map(|&(k, _)| (k, 1.0)).collect();
+    }
+    let measured = Lab::from_srgb(c);
+    let d: Vec<(Key, f32)> = palette
+        .iter()
+        .map(|&(k, printed)| (k, Lab::from_srgb(printed).delta_e(measured)))
+        .collect();
+    let nearest = d.iter().map(|&(_, d)| d).fold(f32::INFINITY, f32::min);
+    d.into_iter()
+        .map(|(k, d)| {
+            (
+                k,
+                (-(d * d - nearest * nearest) / (2.0 * SIGMA * SIGMA)).exp(),
+            )
+        })
+        .filter(|&(_, w)| w >= NEGLIGIBLE)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layers::stack_keys;
+    use crate::layers::tests::set;
+
+    const MAX_ERROR: f32 = 0.002;
+
+    fn palette(set: &tablejudge_rules::layers::LayersSet) -> Vec<(Key, Srgb)> {
+        let card = set.card();
+        std::iter::once(card)
+            .chain(stack_keys(set).into_iter().filter(|&k| k != card))
+            .map(|k| (k, set.colors()[&k].srgb))
+            .collect()
+    }
+
+    /// A mission's pattern read perfectly, except cell `p`, which shows `shown` with
+    /// confidence ½ and `coverage` of it free of glare.
+    fn read(
+        set: &tablejudge_rules::layers::LayersSet,
+        pattern: &Grid<Key>,
+        p: Pos,
+        shown: Srgb,
+        coverage: f32,
+    ) -> (Grid<Reading>, Grid<CellSample>) {
+        let mut cells = pattern.map(|&k| Reading {
+            label: Some(k),
+            srgb: set.colors()[&k].srgb,
+            confidence: 0.99995,
+        });
+        cells[p] = Reading {
+            label: Some(pattern[p]),
+            srgb: shown,
+            confidence: 0.5,
+        };
+        let mut samples = cells.map(|r| CellSample {
+            srgb: r.srgb,
+            coverage: 1.0,
+        });
+        samples[p].coverage = coverage;
+        (cells, samples)
+    }
+
+    /// How many colours of the palette make `pattern` with cell `p` changed to them a grid
+    /// the set can make.
+    fn makeable(solver: &Solver, pattern: &Grid<Key>, p: Pos, palette: &[(Key, Srgb)]) -> usize {
+        palette
+            .iter()
+            .filter(|&&(k, _)| {
+                let mut g = pattern.clone();
+                g[p] = k;
+                solver.min_layers(&g).is_some()
+            })
+            .count()
+    }
+
+    #[test]
+    fn a_cell_under_glare_is_filled_in_right_exactly_when_one_colour_fits() {
+        let set = set("reference");
+        let solver = Solver::new(&set);
+        let palette = palette(&set);
+        let washed = Srgb::new(250, 250, 250);
+        let (mut filled, mut left) = (0, 0);
+        for mission in set.missions().iter().take(12) {
+            let pattern = mission.pattern();
+            for p in pattern.positions() {
+                let (mut cells, samples) = read(&set, pattern, p, washed, 0.3);
+                let inferred =
+                    complete_by_rules(&mut cells, &samples, &solver, &palette, MAX_ERROR);
+                if makeable(&solver, pattern, p, &palette) == 1 {
+                    assert_eq!(inferred, vec![p], "{} {p}", mission.id());
+                    assert_eq!(cells[p].label, Some(pattern[p]));
+                    assert!(1.0 - cells[p].confidence <= MAX_ERROR);
+                    filled += 1;
+                } else {
+                    assert!(inferred.is_empty(), "{} {p}: two colours fit", mission.id());
+                    assert_eq!(cells[p].confidence, 0.5);
+                    left += 1;
+                }
+            }
+        }
+        // Both happen: the rules are neither useless nor always sure.
+        assert!(filled > 0 && left > 0, "{filled} filled, {left} left");
+    }
+
+    #[test]
+    fn a_colour_the_photo_shows_plainly_is_never_overruled() {
+        let set = set("reference");
+        let solver = Solver::new(&set);
+        let palette = palette(&set);
+        let mut tried = 0;
+        for mission in set.missions().iter().take(12) {
+            let pattern = mission.pattern();
+            for p in pattern.positions() {
+                // The cell plainly shows another colour that no stack could show there.
+                for &(k, printed) in &palette {
+                    let mut g = pattern.clone();
+                    g[p] = k;
+                    if k == pattern[p] || solver.min_layers(&g).is_some() {
+                        continue;
+                    }
+                    let (mut cells, samples) = read(&set, pattern, p, printed, 1.0);
+                    let inferred =
+                        complete_by_rules(&mut cells, &samples, &solver, &palette, MAX_ERROR);
+                    assert!(inferred.is_empty(), "{} {p}: {k} overruled", mission.id());
+                    tried += 1;
+                }
+            }
+        }
+        assert!(tried > 0);
+    }
+
+    #[test]
+    fn more_than_two_doubtful_cells_are_left_to_the_retake() {
+        let set = set("reference");
+        let solver = Solver::new(&set);
+        let palette = palette(&set);
+        let pattern = set.missions()[0].pattern();
+        let p = Pos::new(0, 0);
+        let (mut cells, samples) = read(&set, pattern, p, Srgb::new(250, 250, 250), 0.3);
+        // Three doubtful cells: more than the rules try.
+        cells[Pos::new(1, 1)].confidence = 0.9;
+        cells[Pos::new(2, 2)].confidence = 0.9;
+        assert!(complete_by_rules(&mut cells, &samples, &solver, &palette, MAX_ERROR).is_empty());
+    }
+}
