@@ -10,6 +10,7 @@
 //! are intersected. Works in ideal (undistorted) coordinates when a [`Camera`] is given.
 
 use image::RgbImage;
+use tablejudge_rules::Srgb;
 
 use crate::camera::Camera;
 use crate::geom::{dist, homography_4, map_quad, rect, signed_area, Line};
@@ -58,6 +59,14 @@ impl<'a> Lookup<'a> {
             }
             None => p,
         }
+    }
+
+    /// The bilinear colour at ideal point `p`, rounded to 8 bits; `None` outside the photo.
+    pub fn srgb(&self, p: [f32; 2]) -> Option<Srgb> {
+        self.rgb(p).map(|px| {
+            let [r, g, b] = px.map(|x| x.round().clamp(0.0, 255.0) as u8);
+            Srgb::new(r, g, b)
+        })
     }
 
     /// The bilinear RGB value at ideal point `p`; `None` outside the photo.

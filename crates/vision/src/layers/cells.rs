@@ -101,9 +101,8 @@ fn band(
         for i in 0..n {
             let t = 0.15 + 0.7 * (i as f32 + 0.5) / n as f32;
             let lp = super::beside_side(side, t, o, r, c);
-            if let Some(px) = apply_homography(g, lp).and_then(|p| look.rgb(p)) {
-                let b = px.map(|x| x.round().clamp(0.0, 255.0) as u8);
-                let l = LinRgb::from_srgb(Srgb::new(b[0], b[1], b[2])).to_array();
+            if let Some(px) = apply_homography(g, lp).and_then(|p| look.srgb(p)) {
+                let l = LinRgb::from_srgb(px).to_array();
                 for k in 0..3 {
                     ch[k].push(l[k]);
                 }

@@ -25,7 +25,6 @@ use crate::geom::{homography_4, rect};
 use crate::rectify::{apply_homography, Quad};
 use crate::refine::Lookup;
 use crate::white_balance::WhiteBalance;
-use tablejudge_rules::Srgb;
 
 /// Samples per cell in the resampled margin.
 const PER_CELL: usize = 10;
@@ -107,10 +106,9 @@ impl Margin {
                     return Sample::Inner;
                 }
                 apply_homography(&g, [u, v])
-                    .and_then(|p| look.rgb(p))
+                    .and_then(|p| look.srgb(p))
                     .map_or(Sample::Unknown, |px| {
-                        let b = px.map(|x| x.round().clamp(0.0, 255.0) as u8);
-                        Sample::Seen(Lab::from_srgb(wb.apply(Srgb::new(b[0], b[1], b[2]))))
+                        Sample::Seen(Lab::from_srgb(wb.apply(px)))
                     })
             })
             .collect();

@@ -117,9 +117,6 @@ pub struct FoundGrid {
     pub kind: GridKind,
     /// Lattice prominence (see [`Candidate::prominence`]).
     pub prominence: f32,
-    /// Fraction of the surround just outside the frame that is card coloured, on the worst
-    /// side, after white balance from the frame and cells.
-    pub card_surround: f32,
     /// A printed number beside the grid (see the `glyph` module): 1 for exactly one compact
     /// island of ink enclosed by card and inside the card's edge, ½ for several (a pattern),
     /// 0 for none.
@@ -364,7 +361,6 @@ impl LayersReader {
                     GridKind::Unexamined
                 },
                 prominence: c.prominence,
-                card_surround: 0.0,
                 glyph: 0.0,
                 glyph_islands: 0,
                 card_surround_refs: 0.0,
@@ -470,28 +466,11 @@ impl LayersReader {
         // The surround just outside the frame: card colour on every side for a stack.
         let near = ring(&look, &ideal, rows, cols, fw + 0.08, fw + 0.3, 3);
         let card_lab = Lab::from_srgb(card_printed);
-        let card_frac = |wb: &WhiteBalance, side: &[Srgb]| {
-            if side.is_empty() {
-                return 0.0;
-            }
-            let n = side
-                .iter()
-                .filter(|&&c| Lab::from_srgb(wb.apply(c)).delta_e(card_lab) <= options.card_delta_e)
-                .count();
-            n as f32 / side.len() as f32
-        };
         let surround = median(near.iter().flatten());
         // With the frame and the surround as references (the stack hypothesis).
         let by_refs = surround.and_then(|s| {
             WhiteBalance::from_references(&[(frame, frame_printed), (s, card_printed)]).ok()
         });
-        // The hypothesis must be consistent with the cells too: the reference balance must
-        // agree with the palette balance (a table surround bends the gains away from it).
-        let card_surround = near
-            .iter()
-            .map(|side| card_frac(&by_palette, side))
-            .fold(1.0f32, f32::min);
-        found.card_surround = card_surround;
         if let Some(b) = &by_refs {
             found.card_surround_refs = card_columns(
                 &look,
@@ -918,9 +897,8 @@ fn ring(
                 // Stay clear of the corners, where rounded card corners and seams are.
                 let t = 0.1 + 0.8 * (i as f32 + 0.5) / n as f32;
                 let lp = beside_side(side, t, d, r, c);
-                if let Some(px) = apply_homography(&g, lp).and_then(|p| look.rgb(p)) {
-                    let b = px.map(|x| x.round().clamp(0.0, 255.0) as u8);
-                    v.push(Srgb::new(b[0], b[1], b[2]));
+                if let Some(px) = apply_homography(&g, lp).and_then(|p| look.srgb(p)) {
+                    v.push(px);
                 }
             }
         }
@@ -964,15 +942,11 @@ fn card_columns(
                     .filter_map(|k| {
                         let d = fw + 0.05 + STEP * k as f32;
                         let px = apply_homography(&g, beside_side(side, t, d, r, c))
-                            .and_then(|p| look.rgb(p))?;
-                        let b = px.map(|x| x.round().clamp(0.0, 255.0) as u8);
+                            .and_then(|p| look.srgb(p))?;
                         // Clipped white says only "very bright": as card-like as a light
                         // card can look in that photo.
-                        let clipped = b.iter().all(|&v| v >= 250) && card.l >= 85.0;
-                        Some((
-                            Lab::from_srgb(wb.apply(Srgb::new(b[0], b[1], b[2]))),
-                            clipped,
-                        ))
+                        let clipped = px.r.min(px.g).min(px.b) >= 250 && card.l >= 85.0;
+                        Some((Lab::from_srgb(wb.apply(px)), clipped))
                     })
                     .skip_while(|(lab, clipped)| !clipped && lab.delta_e(frame) <= within)
                     .take(6)
