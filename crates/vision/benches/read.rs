@@ -95,7 +95,7 @@ fn bench_layers(c: &mut Criterion) {
     let read = LayersReadOptions::default();
     let mut reader = LayersReader::new(&set).expect("reader");
     // The bench must measure a successful read: the first seed whose stack reads.
-    let decoded = (0..20u64)
+    let (jpeg, decoded) = (0..20u64)
         .map(|seed| {
             let spec = LayersSceneSpec::random(
                 &set,
@@ -104,10 +104,16 @@ fn bench_layers(c: &mut Criterion) {
             )
             .expect("spec");
             let scene = render_layers(&set, &spec).expect("render");
-            decode_rgb(&scene.jpeg().expect("jpeg")).expect("decoding")
+            let jpeg = scene.jpeg().expect("jpeg");
+            let decoded = decode_rgb(&jpeg).expect("decoding");
+            (jpeg, decoded)
         })
-        .find(|img| reader.read(img, &read).is_ok())
+        .find(|(_, img)| reader.read(img, &read).is_ok())
         .expect("some scene reads");
+    // Decode and the rest on the same file: the bar is their ratio.
+    c.bench_function("decode_layers_1080p_jpeg", |b| {
+        b.iter(|| decode_rgb(black_box(&jpeg)).expect("decoding"))
+    });
     c.bench_function("read_layers_after_decode", |b| {
         b.iter(|| reader.read(black_box(&decoded), &read).expect("read"))
     });

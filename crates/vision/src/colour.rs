@@ -56,8 +56,19 @@ impl LinRgb {
 
     /// Decodes an 8-bit sRGB colour (removes the transfer curve).
     pub fn from_srgb(c: Srgb) -> LinRgb {
-        let l: PLinSrgb<f32> = PSrgb::new(c.r, c.g, c.b).into_format::<f32>().into_linear();
-        LinRgb::new(l.red, l.green, l.blue)
+        // 256 values per channel: decoded once by `palette`, then looked up (the photo
+        // pipeline converts tens of thousands of samples per grid).
+        static DECODED: std::sync::LazyLock<[f32; 256]> = std::sync::LazyLock::new(|| {
+            std::array::from_fn(|v| {
+                let l: PLinSrgb<f32> = PSrgb::new(v as u8, 0, 0).into_format::<f32>().into_linear();
+                l.red
+            })
+        });
+        LinRgb::new(
+            DECODED[usize::from(c.r)],
+            DECODED[usize::from(c.g)],
+            DECODED[usize::from(c.b)],
+        )
     }
 
     /// Encodes to 8-bit sRGB, clamping each channel to 0..=1 first (a camera clips the same way).
