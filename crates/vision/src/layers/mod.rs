@@ -437,17 +437,21 @@ impl LayersReader {
         };
         let (chosen, _) = upright(&look_upright(&look, &refined), rows, cols);
         let ideal = match_order(&refined, &chosen, &look);
+        let fw = self.set.frame_width() as f32;
+        let frame_printed = self.printed(self.set.frame())?;
+        let card_printed = self.printed(self.set.card())?;
+        // On the frame's outer edge, the frame ring and the surround would both land on the
+        // card: settle the cell area before judging what lies around it.
+        let (ideal, _) =
+            cells::settle_cell_area(&look, &ideal, rows, cols, fw, frame_printed, card_printed);
         let read_options = ReadOptions {
             sample: options.sample,
             camera: options.camera,
             ..ReadOptions::default()
         };
         let samples = sample_grid(image, camera, &ideal, rows, cols, &read_options).ok()?;
-        let fw = self.set.frame_width() as f32;
         let frame_px = ring(&look, &ideal, rows, cols, 0.3 * fw, 0.7 * fw, 3);
         let frame = median(frame_px.iter().flatten())?;
-        let frame_printed = self.printed(self.set.frame())?;
-        let card_printed = self.printed(self.set.card())?;
         // A first balance that does not assume what surrounds the frame: frame + cells against
         // the palette as a whole.
         let palette: Vec<Srgb> = self
