@@ -31,7 +31,7 @@ use thiserror::Error;
 
 use crate::camera::Camera;
 use crate::classify::{Classifier, ClassifierParams, Reading};
-use crate::colour::Lab;
+use crate::colour::{Lab, LinRgb};
 use crate::error::VisionError;
 use crate::geom::{homography_4, rect};
 use crate::locate::{upright, Candidate, LocateParams, Locator};
@@ -65,6 +65,9 @@ pub struct LayersReadOptions {
     /// exceed the second, for "lies on a card".
     pub max_misfit: f32,
     pub max_extra_misfit: f32,
+    /// Most |ln| by which the measured frame/card ratio may differ from the printed one in any
+    /// channel, for "lies on a card".
+    pub max_frame_card_ratio: f32,
 }
 
 impl Default for LayersReadOptions {
@@ -89,6 +92,8 @@ impl Default for LayersReadOptions {
             min_glyph: 0.5,
             max_misfit: 10.0,
             max_extra_misfit: 4.0,
+            // A factor of 4: flare on a dark frame, a clipped white card and glare stay inside.
+            max_frame_card_ratio: 4f32.ln(),
         }
     }
 }
@@ -128,6 +133,9 @@ pub struct FoundGrid {
     /// frame is card coloured, when the frame and the surround are taken as the white-balance
     /// references (the stack hypothesis); see `card_columns`.
     pub card_surround_refs: f32,
+    /// The largest, over channels, |ln| of the measured frame/surround ratio over the printed
+    /// frame/card ratio: near 0 for a frame on its card under any light.
+    pub frame_card_ratio: f32,
     /// Upper-quartile ΔE₀₀ from the cells to their nearest stack colour under the stack hypothesis's
     /// balance, and under the palette's own fit: far apart when the surround is not card.
     pub misfit_refs: f32,
@@ -364,6 +372,7 @@ impl LayersReader {
                 glyph: 0.0,
                 glyph_islands: 0,
                 card_surround_refs: 0.0,
+                frame_card_ratio: 0.0,
                 misfit_refs: 0.0,
                 misfit_palette: 0.0,
             };
@@ -475,6 +484,23 @@ impl LayersReader {
         let by_refs = surround.and_then(|s| {
             WhiteBalance::from_references(&[(frame, frame_printed), (s, card_printed)]).ok()
         });
+        // Whatever the light, the frame and the card beside it keep their printed ratio in
+        // every channel: a lattice of tablecloth checks, its "frame" and "surround" both cloth,
+        // does not.
+        found.frame_card_ratio = surround.map_or(f32::INFINITY, |s| {
+            let (f, s) = (
+                LinRgb::from_srgb(frame).to_array(),
+                LinRgb::from_srgb(s).to_array(),
+            );
+            let (pf, pc) = (
+                LinRgb::from_srgb(frame_printed).to_array(),
+                LinRgb::from_srgb(card_printed).to_array(),
+            );
+            let ln = |x: f32| x.max(0.002).ln();
+            (0..3)
+                .map(|c| ((ln(f[c]) - ln(s[c])) - (ln(pf[c]) - ln(pc[c]))).abs())
+                .fold(0.0f32, f32::max)
+        });
         if let Some(b) = &by_refs {
             found.card_surround_refs = card_columns(
                 &look,
@@ -496,6 +522,7 @@ impl LayersReader {
         // references explain the cells about as well as the palette's own fit does (a
         // tablecloth taken for card bends every colour away from the palette).
         let on_card = by_refs.is_some()
+            && found.frame_card_ratio <= options.max_frame_card_ratio
             && found.card_surround_refs >= options.min_card_fraction
             && found.misfit_refs.max(found.misfit_palette) <= options.max_misfit
             && found.misfit_refs <= found.misfit_palette + options.max_extra_misfit;
