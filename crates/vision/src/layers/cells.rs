@@ -81,6 +81,23 @@ fn log_ratio(a: LinRgb, b: LinRgb) -> [f32; 3] {
     [0, 1, 2].map(|i| ((a[i].max(0.004)) / (b[i].max(0.004))).ln())
 }
 
+/// How far the measured frame/surround ratio is from the printed frame/card ratio: the largest
+/// |ln| over the channels. Under a diagonal light the ratio of two surfaces is their printed
+/// ratio, so a frame on its card is near 0 whatever the light; a lattice of tablecloth checks,
+/// its "frame" and "surround" both cloth, is not.
+pub(super) fn frame_card_ratio(
+    frame: Srgb,
+    surround: Srgb,
+    printed_frame: Srgb,
+    card: Srgb,
+) -> f32 {
+    let measured = log_ratio(LinRgb::from_srgb(frame), LinRgb::from_srgb(surround));
+    let printed = log_ratio(LinRgb::from_srgb(printed_frame), LinRgb::from_srgb(card));
+    (0..3)
+        .map(|i| (measured[i] - printed[i]).abs())
+        .fold(0.0f32, f32::max)
+}
+
 /// The per-channel median linear colour of a band `o0..o1` located units outside one side
 /// (top, right, bottom, left), along its middle 70% (clear of corners).
 fn band(
@@ -117,4 +134,44 @@ fn band(
         v[v.len() / 2]
     });
     Some(LinRgb::new(a, b, cc))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FRAME: Srgb = Srgb::new(0x2b, 0x2b, 0x30);
+    const CARD: Srgb = Srgb::new(0xf2, 0xef, 0xe6);
+
+    /// `c` under a light with per-channel linear gains `k`.
+    fn lit(c: Srgb, k: [f32; 3]) -> Srgb {
+        let l = LinRgb::from_srgb(c).to_array();
+        LinRgb::from_array([0, 1, 2].map(|i| l[i] * k[i])).to_srgb()
+    }
+
+    #[test]
+    fn a_frame_on_its_card_keeps_the_printed_ratio_under_any_light() {
+        for k in [
+            [1.0, 1.0, 1.0],
+            [0.9, 0.6, 0.3],
+            [0.3, 0.5, 0.9],
+            [0.25, 0.25, 0.25],
+        ] {
+            let r = frame_card_ratio(lit(FRAME, k), lit(CARD, k), FRAME, CARD);
+            assert!(r < 0.3, "{k:?}: {r}");
+        }
+    }
+
+    #[test]
+    fn tablecloth_checks_do_not_keep_it() {
+        // A "frame" of blue and grey checks beside cream cloth, under a warm light.
+        let k = [0.9, 0.7, 0.5];
+        let r = frame_card_ratio(
+            lit(Srgb::new(120, 130, 170), k),
+            lit(Srgb::new(240, 230, 200), k),
+            FRAME,
+            CARD,
+        );
+        assert!(r > 4f32.ln(), "{r}");
+    }
 }

@@ -31,7 +31,7 @@ use thiserror::Error;
 
 use crate::camera::Camera;
 use crate::classify::{Classifier, ClassifierParams, Reading};
-use crate::colour::{Lab, LinRgb};
+use crate::colour::Lab;
 use crate::error::VisionError;
 use crate::geom::{homography_4, rect};
 use crate::locate::{upright, Candidate, LocateParams, Locator};
@@ -484,22 +484,8 @@ impl LayersReader {
         let by_refs = surround.and_then(|s| {
             WhiteBalance::from_references(&[(frame, frame_printed), (s, card_printed)]).ok()
         });
-        // Whatever the light, the frame and the card beside it keep their printed ratio in
-        // every channel: a lattice of tablecloth checks, its "frame" and "surround" both cloth,
-        // does not.
         found.frame_card_ratio = surround.map_or(f32::INFINITY, |s| {
-            let (f, s) = (
-                LinRgb::from_srgb(frame).to_array(),
-                LinRgb::from_srgb(s).to_array(),
-            );
-            let (pf, pc) = (
-                LinRgb::from_srgb(frame_printed).to_array(),
-                LinRgb::from_srgb(card_printed).to_array(),
-            );
-            let ln = |x: f32| x.max(0.002).ln();
-            (0..3)
-                .map(|c| ((ln(f[c]) - ln(s[c])) - (ln(pf[c]) - ln(pc[c]))).abs())
-                .fold(0.0f32, f32::max)
+            cells::frame_card_ratio(frame, s, frame_printed, card_printed)
         });
         if let Some(b) = &by_refs {
             found.card_surround_refs = card_columns(
