@@ -644,19 +644,16 @@ impl LayersReader {
         let Some(e) = examined[i].as_ref() else {
             return Err(LayersError::Request("internal: stack not examined".into()));
         };
-        self.finish_stack(image, e, grids, options)
+        self.finish_stack(e, grids, options)
     }
 
     fn finish_stack(
         &self,
-        image: &RgbImage,
         e: &Examined,
         grids: Vec<FoundGrid>,
         options: &LayersReadOptions,
     ) -> Result<LayersReading, LayersError> {
         let classifier = self.classifier(options)?;
-        let settled = self.settle(image, e, options);
-        let e = settled.as_ref().unwrap_or(e);
         let mut cells = self.classify(&classifier, &e.samples, &e.balance);
         self.doubt_where_normalisations_disagree(&classifier, e, &mut cells);
         let keys = cells.map(|r| r.label.unwrap_or(self.set.card()));
@@ -722,46 +719,6 @@ impl LayersReader {
                 cells[p].confidence = cells[p].confidence.min(0.5);
             }
         }
-    }
-
-    /// The stack re-read on its settled cell area ([`cells::settle_cell_area`]) when the
-    /// located quad was (on some side) the frame's outer edge; `None` when it was right.
-    fn settle(
-        &self,
-        image: &RgbImage,
-        e: &Examined,
-        options: &LayersReadOptions,
-    ) -> Option<Examined> {
-        let (rows, cols) = (self.set.rows(), self.set.cols());
-        let camera = options.camera.as_ref();
-        let look = Lookup::new(image, camera);
-        let fw = self.set.frame_width() as f32;
-        let frame_printed = self.printed(self.set.frame())?;
-        let card_printed = self.printed(self.set.card())?;
-        let (ideal, outer) =
-            cells::settle_cell_area(&look, &e.ideal, rows, cols, fw, frame_printed, card_printed);
-        if !outer.iter().any(|&o| o) {
-            return None;
-        }
-        let read_options = ReadOptions {
-            sample: options.sample,
-            camera: options.camera,
-            ..ReadOptions::default()
-        };
-        let samples = sample_grid(image, camera, &ideal, rows, cols, &read_options).ok()?;
-        let frame_px = ring(&look, &ideal, rows, cols, 0.3 * fw, 0.7 * fw, 3);
-        let frame = median(frame_px.iter().flatten())?;
-        let near = ring(&look, &ideal, rows, cols, fw + 0.08, fw + 0.3, 3);
-        let surround = median(near.iter().flatten())?;
-        let balance =
-            WhiteBalance::from_references(&[(frame, frame_printed), (surround, card_printed)])
-                .ok()?;
-        Some(Examined {
-            found: e.found.clone(),
-            ideal,
-            samples,
-            balance,
-        })
     }
 
     fn finish_mission(
@@ -882,7 +839,7 @@ impl LayersReader {
                 })
             }
         };
-        let reading = self.finish_stack(image, stack, grids.clone(), options)?;
+        let reading = self.finish_stack(stack, grids.clone(), options)?;
         // One light: the stack's balance (its frame and card are known colours) for both.
         let mission = self.finish_mission(m, stack.balance, grids, options)?;
         Ok((reading, mission))
