@@ -209,6 +209,15 @@ fn bundled_photos_are_never_judged_wrong() {
             "layers/reference.json",
             vec!["--mission", "5-02"],
         ),
+        // Regression: one EV over, the white card and the white checks of the cloth both
+        // clip, so no card edge is seen; the cloth's checks beside the stack looked like a
+        // number and the mission card was judged as the stack, a false match (eval layers,
+        // reference set, seed 2026, scene 65, while clipped channels became lower bounds).
+        (
+            "regression-clipped-card-on-white-checks",
+            "layers/reference.json",
+            vec!["--mission", "5-07"],
+        ),
         // The same stack photographed again stands in for a photo of its mission card.
         (
             "parlour-2-03",

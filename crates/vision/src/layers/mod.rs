@@ -399,24 +399,12 @@ impl LayersReader {
             out.push(self.examine_one(image, c, found, options));
         }
         // On a card-coloured surround are the stack and possibly a mission card printed on
-        // card-coloured stock: the one with a glyph clearly stronger than the least glyph-like
-        // one is a mission card. A lone on-card grid with a glyph is a mission card too (a
-        // photo of the mission card alone must never be judged as a stack).
-        let on_card: Vec<f32> = out
-            .iter()
-            .flatten()
-            .filter(|e| e.found.kind == GridKind::Stack)
-            .map(|e| e.found.glyph)
-            .collect();
-        let least = on_card.iter().copied().fold(f32::INFINITY, f32::min);
+        // card-coloured stock. Any on-card grid that may have a number beside it is a mission
+        // card, alone or not: taking a mission card for the stack would judge the mission
+        // against itself, a certain false match, and a number test that cannot tell card from
+        // table (both clipped white) finds "numbers" around the stack as well.
         for e in out.iter_mut().flatten() {
-            let g = e.found.glyph;
-            // Alone, a printed number makes it a mission card: taking a mission card for the
-            // stack would judge the mission against itself, a certain false match.
-            if e.found.kind == GridKind::Stack
-                && g >= options.min_glyph
-                && (on_card.len() == 1 || g >= least + options.min_glyph)
-            {
+            if e.found.kind == GridKind::Stack && e.found.glyph >= options.min_glyph {
                 e.found.kind = GridKind::MissionCard;
             }
         }
