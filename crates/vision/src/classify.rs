@@ -17,12 +17,17 @@
 //! best is far (large absolute distance). σ is the one number to calibrate: fit it from
 //! colours whose true label is known with [`Classifier::fit_sigma`] (the maximum-likelihood
 //! estimate under the same model), e.g. from the frame and player card of the same photo.
+//!
+//! A channel the camera clipped is censored, not measured: it says only that the truth is at
+//! least that bright. [`Classifier::classify_clipped`] compares each entry with the colour it
+//! would have been measured as, so an over-exposed white card reads as white, not grey, and
+//! two entries both brighter than a clipped measurement stay a tie.
 
 use serde::{Deserialize, Serialize};
 use tablejudge_rules::{Grid, Key, Palette, Srgb};
 use thiserror::Error;
 
-use crate::colour::Lab;
+use crate::colour::{Clipped, Lab, LinRgb};
 
 /// One cell as read: its palette label (when a palette was given), its measured colour and how
 /// sure the reader is, in 0..=1. The serde form is a cell of `tablejudge/observation@1`.
@@ -75,7 +80,7 @@ pub enum ClassifyError {
 /// A nearest-palette-entry classifier in CIELAB with the module's confidence model.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Classifier {
-    entries: Vec<(Key, Lab)>,
+    entries: Vec<(Key, Lab, LinRgb)>,
     params: ClassifierParams,
 }
 
@@ -90,9 +95,9 @@ impl Classifier {
         swatches: impl IntoIterator<Item = (Key, Srgb)>,
         params: ClassifierParams,
     ) -> Result<Classifier, ClassifyError> {
-        let entries: Vec<(Key, Lab)> = swatches
+        let entries: Vec<(Key, Lab, LinRgb)> = swatches
             .into_iter()
-            .map(|(k, c)| (k, Lab::from_srgb(c)))
+            .map(|(k, c)| (k, Lab::from_srgb(c), LinRgb::from_srgb(c)))
             .collect();
         if entries.is_empty() {
             return Err(ClassifyError::EmptyPalette);
@@ -117,11 +122,25 @@ impl Classifier {
 
     /// Every palette entry with its ΔE₀₀ to `colour`, nearest first (ties by key).
     pub fn ranked(&self, colour: Srgb) -> Vec<(Key, f32)> {
+        self.ranked_clipped(colour, Clipped::default())
+    }
+
+    /// [`Classifier::ranked`] for a corrected colour some of whose channels the camera
+    /// clipped: each entry is compared with the colour it would have been measured as.
+    pub fn ranked_clipped(&self, colour: Srgb, clipped: Clipped) -> Vec<(Key, f32)> {
         let lab = Lab::from_srgb(colour);
+        let lin = LinRgb::from_srgb(colour);
         let mut d: Vec<(Key, f32)> = self
             .entries
             .iter()
-            .map(|&(k, e)| (k, lab.delta_e(e)))
+            .map(|&(k, e, e_lin)| {
+                let d = if clipped.any() {
+                    clipped.delta_e(lin, e_lin, e)
+                } else {
+                    lab.delta_e(e)
+                };
+                (k, d)
+            })
             .collect();
         d.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
         d
@@ -129,7 +148,13 @@ impl Classifier {
 
     /// Reads one colour: the nearest entry and the posterior confidence of the module docs.
     pub fn classify(&self, colour: Srgb) -> Reading {
-        let ranked = self.ranked(colour);
+        self.classify_clipped(colour, Clipped::default())
+    }
+
+    /// [`Classifier::classify`] for a corrected colour with clipped channels (see
+    /// [`Clipped`]): a white card in an over-exposed photo still reads as white.
+    pub fn classify_clipped(&self, colour: Srgb, clipped: Clipped) -> Reading {
+        let ranked = self.ranked_clipped(colour, clipped);
         // `entries` is non-empty by construction, so `ranked` has a first element.
         let (best, d_best) = ranked[0];
         let two_s2 = 2.0 * self.params.sigma * self.params.sigma;
@@ -162,8 +187,8 @@ impl Classifier {
             let lab = self
                 .entries
                 .iter()
-                .find(|(k, _)| *k == key)
-                .map(|(_, l)| *l)
+                .find(|(k, _, _)| *k == key)
+                .map(|(_, l, _)| *l)
                 .ok_or(ClassifyError::UnknownKey { index, key })?;
             let d = f64::from(Lab::from_srgb(colour).delta_e(lab));
             sum_sq += d * d;
@@ -239,6 +264,68 @@ pub(crate) mod tests {
         let blue = c.classify(Srgb::new(0x20, 0x30, 0xc0));
         assert!(blue.confidence < 0.05, "{blue:?}");
         assert!(sure > 0.99);
+    }
+
+    /// What a camera records at `exposure` times the light that puts white at 1: clipped at 1.
+    fn over_exposed(c: Srgb, exposure: f32) -> (Srgb, Clipped) {
+        let l = LinRgb::from_srgb(c);
+        let raw = LinRgb::new(l.r * exposure, l.g * exposure, l.b * exposure);
+        (raw.to_srgb(), Clipped::of(LinRgb::from_srgb(raw.to_srgb())))
+    }
+
+    #[test]
+    fn clipped_channels_count_only_as_lower_bounds() {
+        // Some of the reference Layers+ set's colours: a warm white card, sky blue, pink,
+        // mustard, red.
+        let swatches = [
+            ('w', 0xf2, 0xef, 0xe6),
+            ('c', 0x8d, 0xbc, 0xdf),
+            ('p', 0xe0, 0x84, 0xdf),
+            ('y', 0xd2, 0xad, 0x34),
+            ('r', 0xb5, 0x1e, 0x2d),
+        ]
+        .map(|(k, r, g, b)| (key(k), Srgb::new(r, g, b)));
+        let c = Classifier::from_swatches(swatches, ClassifierParams::default()).unwrap();
+        // One EV over: the white balance from the frame halves every channel.
+        let undo = |m: Srgb| {
+            let l = LinRgb::from_srgb(m);
+            LinRgb::new(l.r / 2.0, l.g / 2.0, l.b / 2.0).to_srgb()
+        };
+        for (k, colour) in swatches {
+            let (raw, clipped) = over_exposed(colour, 2.0);
+            let r = c.classify_clipped(undo(raw), clipped);
+            assert_eq!(r.label, Some(k), "{k}: {raw} {clipped:?}");
+            assert!(r.confidence > 0.99, "{k}: {r:?}");
+        }
+        // Taken at face value, the white card reads as a grey that no entry explains.
+        let (raw, clipped) = over_exposed(swatches[0].1, 2.0);
+        assert_eq!(clipped, Clipped([true; 3]));
+        assert!(c.classify(undo(raw)).confidence < 0.9);
+        // A channel clipped darker than an entry is still evidence against it: the clipped
+        // white is not sky blue, whose red lies far below what was measured.
+        let ranked = c.ranked_clipped(undo(raw), clipped);
+        assert_eq!(ranked[0], (key('w'), 0.0));
+        assert!(ranked[1].1 > 15.0, "{ranked:?}");
+    }
+
+    #[test]
+    fn two_entries_above_a_clipped_measurement_stay_undecided() {
+        let white = Srgb::new(0xf3, 0xf3, 0xf2);
+        let light_grey = Srgb::new(0xc8, 0xc8, 0xc8);
+        let c = Classifier::from_swatches(
+            [(key('w'), white), (key('n'), light_grey)],
+            ClassifierParams::default(),
+        )
+        .unwrap();
+        // At +2 EV both clip to (255, 255, 255): the photo cannot tell them apart.
+        let (raw, clipped) = over_exposed(white, 4.0);
+        assert_eq!(over_exposed(light_grey, 4.0).0, raw);
+        let undo = |m: Srgb| {
+            let l = LinRgb::from_srgb(m);
+            LinRgb::new(l.r / 4.0, l.g / 4.0, l.b / 4.0).to_srgb()
+        };
+        let r = c.classify_clipped(undo(raw), clipped);
+        assert!(r.confidence <= 0.5, "{r:?}");
     }
 
     #[test]

@@ -157,6 +157,49 @@ impl From<Srgb> for Lab {
     }
 }
 
+/// The channels of a measured colour that the sensor clipped. There the photo says only that
+/// the true value is at least the measured one: a white card in an over-exposed photo reads
+/// (255, 255, 255) whatever its exposure, and dividing by the exposure makes it look grey.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Clipped(pub [bool; 3]);
+
+impl Clipped {
+    /// Linear values at or above this (sRGB 240) are clipped or compressed by the camera's
+    /// highlight roll-off (a white card at +½ EV reads (254, 251, 244)).
+    pub const LEVEL: f32 = 0.87;
+
+    /// The clipped channels of a colour as the camera measured it (before any correction).
+    pub fn of(measured: LinRgb) -> Clipped {
+        Clipped(measured.to_array().map(|v| v >= Clipped::LEVEL))
+    }
+
+    /// Whether any channel is clipped.
+    pub fn any(self) -> bool {
+        self.0.iter().any(|&c| c)
+    }
+
+    /// The colour `candidate` would have been measured as: `corrected` (the measurement after
+    /// white balance, within 0..=1) with each clipped channel raised to the candidate's where
+    /// the candidate is brighter.
+    pub fn explain(self, corrected: LinRgb, candidate: LinRgb) -> LinRgb {
+        let (m, c) = (corrected.to_array(), candidate.to_array());
+        LinRgb::from_array(std::array::from_fn(|i| {
+            let v = m[i].clamp(0.0, 1.0);
+            if self.0[i] {
+                v.max(c[i].min(1.0))
+            } else {
+                v
+            }
+        }))
+    }
+
+    /// ΔE₀₀ from a corrected measurement to a candidate colour, a clipped channel counting only
+    /// where the candidate is darker than the measurement.
+    pub fn delta_e(self, corrected: LinRgb, candidate: LinRgb, candidate_lab: Lab) -> f32 {
+        Lab::from_linear(self.explain(corrected, candidate)).delta_e(candidate_lab)
+    }
+}
+
 /// CIEDE2000 ΔE₀₀ between two 8-bit sRGB colours.
 pub fn delta_e_srgb(a: Srgb, b: Srgb) -> f32 {
     Lab::from_srgb(a).delta_e(Lab::from_srgb(b))

@@ -19,6 +19,7 @@ use thiserror::Error;
 
 use crate::camera::Camera;
 use crate::classify::{Classifier, ClassifierParams, ClassifyError, Reading};
+use crate::colour::{Clipped, LinRgb};
 use crate::error::VisionError;
 use crate::geom::{homography_4, invert, rect};
 use crate::locate::{upright, Candidate, LocateParams, Located, Locator};
@@ -278,7 +279,8 @@ impl GridReader {
             let coverage = samples[p].coverage.clamp(0.0, 1.0);
             match &classifier {
                 Some(c) => {
-                    let r = c.classify(balanced[p]);
+                    let clipped = Clipped::of(LinRgb::from_srgb(measured[p]));
+                    let r = c.classify_clipped(balanced[p], clipped);
                     Reading {
                         confidence: r.confidence * glare_factor(coverage),
                         ..r

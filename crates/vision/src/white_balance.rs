@@ -13,12 +13,11 @@
 use tablejudge_rules::{Grid, Srgb};
 use thiserror::Error;
 
-use crate::colour::{Lab, LinRgb};
+use crate::colour::{Clipped, Lab, LinRgb};
 
-/// Measured linear values at or above this (sRGB 240) are clipped or compressed by the
-/// camera's highlight roll-off and say nothing reliable about the gain (a white card at +½ EV
-/// reads (254, 251, 244)); below the floor, 8-bit quantisation dominates.
-const CLIPPED: f32 = 0.87;
+/// Measured values at or above [`Clipped::LEVEL`] say nothing reliable about the gain; below
+/// the floor, 8-bit quantisation dominates.
+const CLIPPED: f32 = Clipped::LEVEL;
 const FLOOR: f32 = 0.002;
 
 /// A diagonal (von Kries) correction in linear RGB: `corrected = gains ⊙ measured`.
@@ -231,14 +230,21 @@ fn converge(start: WhiteBalance, m: &[LinRgb], p: &[(LinRgb, Lab)]) -> WhiteBala
 fn nearest(wb: &WhiteBalance, m: &[LinRgb], p: &[(LinRgb, Lab)]) -> Vec<usize> {
     m.iter()
         .map(|&c| {
-            let lab = Lab::from_srgb(wb.apply_linear(c).to_srgb());
-            let d2 = |e: &Lab| {
+            let corrected = wb.apply_linear(c);
+            let lab = Lab::from_srgb(corrected.to_srgb());
+            let clipped = Clipped::of(c);
+            let d2 = |(e_lin, e): &(LinRgb, Lab)| {
+                let lab = if clipped.any() {
+                    Lab::from_linear(clipped.explain(corrected, *e_lin))
+                } else {
+                    lab
+                };
                 let (dl, da, db) = (lab.l - e.l, lab.a - e.a, lab.b - e.b);
                 dl * dl + da * da + db * db
             };
             p.iter()
                 .enumerate()
-                .min_by(|a, b| d2(&a.1 .1).total_cmp(&d2(&b.1 .1)))
+                .min_by(|a, b| d2(a.1).total_cmp(&d2(b.1)))
                 .map_or(0, |(i, _)| i)
         })
         .collect()
@@ -251,11 +257,20 @@ fn assign(wb: &WhiteBalance, m: &[LinRgb], p: &[(LinRgb, Lab)]) -> (Vec<usize>, 
         .iter()
         .map(|&c| {
             // Clamped like a camera would, so a gain cannot push a colour out of gamut.
-            let lab = Lab::from_srgb(wb.apply_linear(c).to_srgb());
+            let corrected = wb.apply_linear(c);
+            let lab = Lab::from_srgb(corrected.to_srgb());
+            let clipped = Clipped::of(c);
             let (i, d) = p
                 .iter()
                 .enumerate()
-                .map(|(i, (_, e))| (i, lab.delta_e(*e)))
+                .map(|(i, (e_lin, e))| {
+                    let d = if clipped.any() {
+                        clipped.delta_e(corrected, *e_lin, *e)
+                    } else {
+                        lab.delta_e(*e)
+                    };
+                    (i, d)
+                })
                 .min_by(|a, b| a.1.total_cmp(&b.1))
                 .unwrap_or((0, f32::INFINITY));
             total += d.min(WhiteBalance::RESIDUAL_CAP);
@@ -348,6 +363,49 @@ mod tests {
             // The gains undo the cast up to the exposure.
             let g = fit.balance.gains;
             assert!((g[0] / g[1] - CAST_2800K[1]).abs() < 0.05, "{g:?}");
+        }
+    }
+
+    #[test]
+    fn an_over_exposed_palette_is_fitted_from_its_unclipped_channels() {
+        // The reference Layers+ set's cell colours and its frame.
+        let printed: Vec<(Key, Srgb)> = [
+            ('b', 0x21, 0x60, 0xb7),
+            ('c', 0x8d, 0xbc, 0xdf),
+            ('f', 0x25, 0x76, 0x27),
+            ('g', 0x38, 0xd4, 0x53),
+            ('k', 0x2b, 0x2b, 0x30),
+            ('o', 0x69, 0x56, 0x21),
+            ('p', 0xe0, 0x84, 0xdf),
+            ('r', 0xb5, 0x1e, 0x2d),
+            ('s', 0xe1, 0x82, 0x64),
+            ('v', 0x93, 0x27, 0xb0),
+            ('w', 0xf2, 0xef, 0xe6),
+            ('y', 0xd2, 0xad, 0x34),
+        ]
+        .map(|(k, r, g, b)| (Key::new(k).unwrap(), Srgb::new(r, g, b)))
+        .to_vec();
+        let palette: Vec<Srgb> = printed.iter().map(|p| p.1).collect();
+        let classifier =
+            Classifier::from_swatches(printed.iter().copied(), ClassifierParams::default())
+                .unwrap();
+        // One EV over, neutral light: the card, pink, sky blue and salmon clip.
+        let raw = |c: Srgb| {
+            let l = LinRgb::from_srgb(c);
+            LinRgb::new(2.0 * l.r, 2.0 * l.g, 2.0 * l.b).to_srgb()
+        };
+        let measured: Vec<Srgb> = (0..36).map(|i| raw(palette[(i * 5) % 12])).collect();
+        assert!(measured.iter().any(|&m| m == Srgb::new(255, 255, 255)));
+        let fit = WhiteBalance::from_palette(&measured, &palette).unwrap();
+        for g in fit.balance.gains {
+            assert!((g - 0.5).abs() < 0.03, "{fit:?}");
+        }
+        for &(k, c) in &printed {
+            let m = raw(c);
+            let clipped = Clipped::of(LinRgb::from_srgb(m));
+            let r = classifier.classify_clipped(fit.balance.apply(m), clipped);
+            assert_eq!(r.label, Some(k), "{k}: measured {m}, {r:?}");
+            assert!(r.confidence > 0.95, "{k}: {r:?}");
         }
     }
 

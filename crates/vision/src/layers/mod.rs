@@ -31,7 +31,7 @@ use thiserror::Error;
 
 use crate::camera::Camera;
 use crate::classify::{Classifier, ClassifierParams, Reading};
-use crate::colour::Lab;
+use crate::colour::{Clipped, Lab, LinRgb};
 use crate::error::VisionError;
 use crate::geom::{homography_4, rect};
 use crate::locate::{upright, Candidate, LocateParams, Locator};
@@ -525,19 +525,26 @@ impl LayersReader {
     /// the coloured cells must fit too, not only the holes (a loose layer's holes show the table,
     /// which a balance from its surround turns into card colour).
     fn misfit(&self, samples: &Grid<CellSample>, balance: &WhiteBalance) -> f32 {
-        let printed: Vec<Lab> = self
+        let printed: Vec<(LinRgb, Lab)> = self
             .keys
             .iter()
-            .filter_map(|&k| self.printed(k).map(Lab::from_srgb))
+            .filter_map(|&k| self.printed(k))
+            .map(|c| (LinRgb::from_srgb(c), Lab::from_srgb(c)))
             .collect();
         let mut d: Vec<f32> = samples
             .cells()
             .iter()
             .map(|s| {
-                let lab = Lab::from_srgb(balance.apply(s.srgb));
+                let raw = LinRgb::from_srgb(s.srgb);
+                let clipped = Clipped::of(raw);
+                let corrected = balance.apply_linear(raw);
+                let lab = Lab::from_srgb(corrected.to_srgb());
                 printed
                     .iter()
-                    .map(|p| p.delta_e(lab))
+                    .map(|&(p_lin, p)| match clipped.any() {
+                        true => clipped.delta_e(corrected, p_lin, p),
+                        false => p.delta_e(lab),
+                    })
                     .fold(f32::INFINITY, f32::min)
             })
             .collect();
@@ -553,7 +560,8 @@ impl LayersReader {
         balance: &WhiteBalance,
     ) -> Grid<Reading> {
         samples.map(|s| {
-            let r = classifier.classify(balance.apply(s.srgb));
+            let clipped = Clipped::of(LinRgb::from_srgb(s.srgb));
+            let r = classifier.classify_clipped(balance.apply(s.srgb), clipped);
             Reading {
                 confidence: r.confidence * glare_factor(s.coverage.clamp(0.0, 1.0)),
                 ..r
