@@ -466,7 +466,6 @@ impl LayersReader {
 
         // The surround just outside the frame: card colour on every side for a stack.
         let near = ring(&look, &ideal, rows, cols, fw + 0.08, fw + 0.3, 3);
-        let card_lab = Lab::from_srgb(card_printed);
         let surround = median(near.iter().flatten());
         // With the frame and the surround as references (the stack hypothesis).
         let by_refs = surround.and_then(|s| {
@@ -483,8 +482,8 @@ impl LayersReader {
                 cols,
                 fw,
                 b,
-                Lab::from_srgb(frame_printed),
-                card_lab,
+                frame_printed,
+                card_printed,
                 options.card_delta_e,
             );
             found.misfit_refs = self.misfit(&samples, b);
@@ -889,11 +888,24 @@ fn card_columns(
     cols: usize,
     fw: f32,
     wb: &WhiteBalance,
-    frame: Lab,
-    card: Lab,
+    frame: Srgb,
+    card: Srgb,
     within: f32,
 ) -> f32 {
     const STEP: f32 = 0.06;
+    let [frame, card] = [frame, card].map(|c| (LinRgb::from_srgb(c), Lab::from_srgb(c)));
+    // ΔE₀₀ to the frame and to the card; a clipped channel counts only where the printed
+    // colour is darker (a white card in a bright photo is as card-like as it can look).
+    let distances = |px: Srgb| {
+        let raw = LinRgb::from_srgb(px);
+        let clipped = Clipped::of(raw);
+        let corrected = wb.apply_linear(raw);
+        let lab = Lab::from_srgb(corrected.to_srgb());
+        [frame, card].map(|(lin, printed)| match clipped.any() {
+            true => clipped.delta_e(corrected, lin, printed),
+            false => lab.delta_e(printed),
+        })
+    };
     const REACH: f32 = 1.0;
     const PER_CELL: usize = 4;
     let (r, c) = (rows as f32, cols as f32);
@@ -913,14 +925,11 @@ fn card_columns(
                         let d = fw + 0.05 + STEP * k as f32;
                         let px = apply_homography(&g, beside_side(side, t, d, r, c))
                             .and_then(|p| look.srgb(p))?;
-                        // Clipped white says only "very bright": as card-like as a light
-                        // card can look in that photo.
-                        let clipped = px.r.min(px.g).min(px.b) >= 250 && card.l >= 85.0;
-                        Some((Lab::from_srgb(wb.apply(px)), clipped))
+                        Some(distances(px))
                     })
-                    .skip_while(|(lab, clipped)| !clipped && lab.delta_e(frame) <= within)
+                    .skip_while(|&[to_frame, _]| to_frame <= within)
                     .take(6)
-                    .any(|(lab, clipped)| clipped || lab.delta_e(card) <= within)
+                    .any(|[_, to_card]| to_card <= within)
             })
             .count();
         worst = worst.min(hits as f32 / n as f32);

@@ -211,6 +211,46 @@ fn glare_over_cells_is_undecided_or_filled_in_by_the_rules_never_a_wrong_verdict
     }
 }
 
+#[test]
+fn a_stack_one_stop_over_exposed_is_found_and_its_holes_read_as_card() {
+    // One EV over, the white card clips to (255, 255, 255) around the stack and in its holes:
+    // a clipped channel only says "at least this bright".
+    let set = set("reference");
+    let (mut read, mut holes) = (0, 0);
+    for seed in 0..4 {
+        let o = SceneOptions {
+            width: 960,
+            height: 540,
+            stack: StackChoice::Random {
+                min_layers: 3,
+                max_layers: 5,
+            },
+            distractors: Distractors::NONE,
+            degradation: Degradation::Clean,
+        };
+        let mut spec =
+            LayersSceneSpec::random(&set, &mut ChaCha8Rng::seed_from_u64(40 + seed), &o).unwrap();
+        spec.light.exposure_ev = 1.0;
+        let s = render_layers(&set, &spec).unwrap();
+        let truth = truth_grid(&s.truth.visible);
+        let r = read_layers(&s.image, &set, &LayersReadOptions::default())
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let turn = aligned(&r.cells, &truth);
+        assert!(turn.is_some(), "seed {seed}: {:?}", r.keys());
+        assert!(
+            r.cells.iter().all(|(_, c)| c.confidence > 0.9),
+            "seed {seed}"
+        );
+        read += 1;
+        holes += truth.iter().filter(|(_, &k)| k == set.card()).count();
+    }
+    assert_eq!(read, 4);
+    assert!(
+        holes >= 2,
+        "the scenes should show some of the card through the stack"
+    );
+}
+
 /// The turn under which the read grid equals `truth` (the reader reads upright, the truth is in
 /// the stack's own orientation).
 fn aligned(read: &Grid<Reading>, truth: &Grid<Key>) -> Option<tablejudge_rules::Turn> {
