@@ -168,6 +168,17 @@ impl WhiteBalance {
         self.apply_linear(LinRgb::from_srgb(c)).to_srgb()
     }
 
+    /// Corrects one 8-bit colour, clipping like [`WhiteBalance::apply`], straight to Lab: no
+    /// rounding to 8 bits on the way, and a third of the cost (no sRGB encoding).
+    pub fn apply_lab(&self, c: Srgb) -> Lab {
+        let [r, g, b] = self.apply_linear(LinRgb::from_srgb(c)).to_array();
+        Lab::from_linear(LinRgb::new(
+            r.clamp(0.0, 1.0),
+            g.clamp(0.0, 1.0),
+            b.clamp(0.0, 1.0),
+        ))
+    }
+
     /// Corrects every cell of a grid.
     pub fn apply_grid(&self, cells: &Grid<Srgb>) -> Grid<Srgb> {
         cells.map(|&c| self.apply(c))
@@ -437,6 +448,22 @@ mod tests {
             Err(WhiteBalanceError::UnusableChannel { channel: "red" })
         );
         assert!(WhiteBalance::from_palette(&[], &[clipped]).is_err());
+    }
+
+    #[test]
+    fn correcting_straight_to_lab_agrees_with_correcting_to_8_bits() {
+        let wb = WhiteBalance {
+            gains: [0.6, 1.1, 1.9],
+        };
+        for c in [
+            Srgb::new(0x73, 0x52, 0x44),
+            Srgb::new(250, 250, 250),
+            Srgb::new(0, 10, 200),
+        ] {
+            let d = wb.apply_lab(c).delta_e(Lab::from_srgb(wb.apply(c)));
+            // Only the rounding to 8 bits differs.
+            assert!(d < 0.5, "{c}: {d}");
+        }
     }
 
     #[test]

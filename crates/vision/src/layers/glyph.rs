@@ -107,9 +107,7 @@ impl Margin {
                 }
                 apply_homography(&g, [u, v])
                     .and_then(|p| look.srgb(p))
-                    .map_or(Sample::Unknown, |px| {
-                        Sample::Seen(Lab::from_srgb(wb.apply(px)))
-                    })
+                    .map_or(Sample::Unknown, |px| Sample::Seen(wb.apply_lab(px)))
             })
             .collect();
         Some(Margin {
