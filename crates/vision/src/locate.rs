@@ -353,31 +353,27 @@ impl Locator {
         Ok(())
     }
 
-    /// A convex quad approximating a contour, or its convex hull (a dark cell against a dark
-    /// frame notches the frame's inner edge; the hull bridges the notch).
+    /// A convex quad approximating a contour's convex hull: a dark cell against a dark frame
+    /// notches the frame's inner edge, and the hull bridges the notch. (A convex contour is its
+    /// own hull, so nothing is lost by skipping the contour itself.)
     fn quad_of(&mut self, contour: &Vector<Point>) -> Result<Option<Quad>, VisionError> {
         let cv = VisionError::opencv;
-        let peri = imgproc::arc_length(contour, true).map_err(cv("arc_length"))?;
-        for use_hull in [false, true] {
-            if use_hull {
-                imgproc::convex_hull_def(contour, &mut self.hull).map_err(cv("convex_hull"))?;
-            }
-            for eps in [0.02, 0.04] {
-                let src = if use_hull { &self.hull } else { contour };
-                imgproc::approx_poly_dp(src, &mut self.approx, eps * peri, true)
-                    .map_err(cv("approx_poly_dp"))?;
-                if self.approx.len() == 4
-                    && imgproc::is_contour_convex(&self.approx).map_err(cv("is_contour_convex"))?
-                {
-                    let mut q = [[0.0f32; 2]; 4];
-                    for (o, p) in q.iter_mut().zip(self.approx.iter()) {
-                        *o = [p.x as f32, p.y as f32];
-                    }
-                    if signed_area(&q) < 0.0 {
-                        q.swap(1, 3);
-                    }
-                    return Ok(well_shaped(&q).then_some(q));
+        imgproc::convex_hull_def(contour, &mut self.hull).map_err(cv("convex_hull"))?;
+        let peri = imgproc::arc_length(&self.hull, true).map_err(cv("arc_length"))?;
+        for eps in [0.02, 0.04] {
+            imgproc::approx_poly_dp(&self.hull, &mut self.approx, eps * peri, true)
+                .map_err(cv("approx_poly_dp"))?;
+            if self.approx.len() == 4
+                && imgproc::is_contour_convex(&self.approx).map_err(cv("is_contour_convex"))?
+            {
+                let mut q = [[0.0f32; 2]; 4];
+                for (o, p) in q.iter_mut().zip(self.approx.iter()) {
+                    *o = [p.x as f32, p.y as f32];
                 }
+                if signed_area(&q) < 0.0 {
+                    q.swap(1, 3);
+                }
+                return Ok(well_shaped(&q).then_some(q));
             }
         }
         Ok(None)
