@@ -240,6 +240,9 @@ struct Island {
     open: bool,
     /// Touches the frame (a lower layer peeking out, the stack's shadow).
     at_frame: bool,
+    /// How far its farthest sample lies from the frame, cells: small for the stack's side
+    /// walls and shadow, which hug the frame even where they turn a corner.
+    reach: f32,
 }
 
 impl Island {
@@ -251,6 +254,7 @@ impl Island {
         max: [0; 2],
         open: false,
         at_frame: false,
+        reach: 0.0,
     };
 
     fn colour(&self) -> Lab {
@@ -282,6 +286,7 @@ impl Island {
             max: [self.max[0].max(o.max[0]), self.max[1].max(o.max[1])],
             open: self.open || o.open,
             at_frame: self.at_frame || o.at_frame,
+            reach: self.reach.max(o.reach),
         }
     }
 
@@ -347,6 +352,11 @@ fn score_margin(m: &Margin) -> GlyphEvidence {
             ];
             island.min = [island.min[0].min(x), island.min[1].min(y)];
             island.max = [island.max[0].max(x), island.max[1].max(y)];
+            let out = m.outward(m.point(x as f32, y as f32));
+            let beyond = |a: f32, b: f32| a.max(b).max(0.0);
+            island.reach = island
+                .reach
+                .max(beyond(out[0], out[2]).hypot(beyond(out[1], out[3])));
             if x == 0 || y == 0 || x + 1 == m.width || y + 1 == m.height {
                 island.open = true;
             }
@@ -395,10 +405,10 @@ fn score_margin(m: &Margin) -> GlyphEvidence {
         })
         .copied()
         .collect();
-    // An island touching the frame is usually a lower layer peeking out or the stack's
-    // shadow: a thin strip along the frame. One that reaches a third of a cell out and is no
-    // longer than a number can be a number printed close to the frame: never a clear "no
-    // number".
+    // An island touching the frame is usually a lower layer peeking out, the stack's side
+    // wall or its shadow: a thin strip hugging the frame, round a corner too. One that
+    // reaches a third of a cell out and is no longer than a number can be a number printed
+    // close to the frame: never a clear "no number".
     let clean = inside.iter().filter(|g| !g.at_frame).count();
     let touching = inside
         .iter()
@@ -408,12 +418,8 @@ fn score_margin(m: &Margin) -> GlyphEvidence {
                 (g.min[1] + g.max[1]) as f32 / 2.0,
             ));
             let size = [g.max[0] - g.min[0] + 1, g.max[1] - g.min[1] + 1].map(|v| v as f32 / s);
-            let (along, out) = if side % 2 == 0 {
-                (size[0], size[1])
-            } else {
-                (size[1], size[0])
-            };
-            g.at_frame && out >= 0.3 && along <= 1.5
+            let along = if side % 2 == 0 { size[0] } else { size[1] };
+            g.at_frame && g.reach >= 0.3 && along <= 1.5
         })
         .count();
     GlyphEvidence {
@@ -648,6 +654,19 @@ mod tests {
             4.0 + FW + 0.12,
             Rgb([43, 43, 48]),
         );
+        assert_eq!(score(&img).score, 0.0, "{:?}", score(&img));
+    }
+
+    #[test]
+    fn a_side_wall_round_the_frame_corner_is_not_a_number() {
+        let mut img = on_card(TABLE);
+        grid(&mut img);
+        // Seen from above and to the right, the stack's side wall shows as a thin dark strip
+        // along the top and right of the frame, turning the top-right corner: its bounding
+        // box reaches far out on both sides, but every part of it hugs the frame.
+        let wall = Rgb([70, 70, 76]);
+        block(&mut img, 3.3, -FW - 0.12, 4.0 + FW + 0.12, -FW, wall);
+        block(&mut img, 4.0 + FW, -FW - 0.12, 4.0 + FW + 0.12, 0.7, wall);
         assert_eq!(score(&img).score, 0.0, "{:?}", score(&img));
     }
 
