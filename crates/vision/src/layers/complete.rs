@@ -16,7 +16,7 @@ use tablejudge_rules::layers::Solver;
 use tablejudge_rules::{Grid, Key, Pos, Srgb};
 
 use crate::classify::Reading;
-use crate::colour::Lab;
+use crate::colour::{Clipped, Lab, LinRgb};
 use crate::sample::CellSample;
 
 /// At most this many doubtful cells are filled in (every colouring of them is tried).
@@ -31,7 +31,7 @@ const NEGLIGIBLE: f32 = 1e-4;
 /// The weight, relative to the colouring as read, of "a confident cell elsewhere is misread"
 /// when the colouring as read is impossible.
 const OTHERWISE: f32 = 0.01;
-/// Measured colours with every channel at least this are washed out (glare).
+/// Colours the camera measured with every channel at least this are washed out (glare).
 const WASHED_OUT: u8 = 235;
 
 /// Fills in the cells whose error probability exceeds `max_error` when the colourings of them
@@ -64,7 +64,7 @@ pub(super) fn complete_by_rules(
     }
     let options: Vec<Vec<(Key, f32)>> = doubtful
         .iter()
-        .map(|&p| weights(&cells[p], samples[p].coverage, palette))
+        .map(|&p| weights(&cells[p], &samples[p], palette))
         .collect();
     let Some(&(card, _)) = palette.first() else {
         return Vec::new();
@@ -115,17 +115,27 @@ pub(super) fn complete_by_rules(
 }
 
 /// Each colour's weight as the cell's true colour, relative to the best (1): a Gaussian in
-/// ΔE₀₀ of spread [`SIGMA`]; every colour alike when the cell is washed out or partly under
-/// glare. Negligible ones are left out.
-fn weights(reading: &Reading, coverage: f32, palette: &[(Key, Srgb)]) -> Vec<(Key, f32)> {
-    let c = reading.srgb;
-    if c.r.min(c.g).min(c.b) >= WASHED_OUT || coverage < MIN_COVERAGE {
+/// ΔE₀₀ of spread [`SIGMA`], a channel the camera clipped counting only where the printed
+/// colour is darker (as the classifier does); every colour alike when the cell is washed out
+/// as the camera saw it, or partly under glare. Negligible ones are left out.
+fn weights(reading: &Reading, sample: &CellSample, palette: &[(Key, Srgb)]) -> Vec<(Key, f32)> {
+    let raw = sample.srgb;
+    if raw.r.min(raw.g).min(raw.b) >= WASHED_OUT || sample.coverage < MIN_COVERAGE {
         return palette.iter().map(|&(k, _)| (k, 1.0)).collect();
     }
-    let measured = Lab::from_srgb(c);
+    let clipped = Clipped::of(LinRgb::from_srgb(raw));
+    let corrected = LinRgb::from_srgb(reading.srgb);
+    let measured = Lab::from_srgb(reading.srgb);
     let d: Vec<(Key, f32)> = palette
         .iter()
-        .map(|&(k, printed)| (k, Lab::from_srgb(printed).delta_e(measured)))
+        .map(|&(k, printed)| {
+            let lab = Lab::from_srgb(printed);
+            let d = match clipped.any() {
+                true => clipped.delta_e(corrected, LinRgb::from_srgb(printed), lab),
+                false => lab.delta_e(measured),
+            };
+            (k, d)
+        })
         .collect();
     let nearest = d.iter().map(|&(_, d)| d).fold(f32::INFINITY, f32::min);
     d.into_iter()
@@ -249,6 +259,35 @@ mod tests {
             }
         }
         assert!(tried > 0);
+    }
+
+    #[test]
+    fn an_over_exposed_white_cell_is_not_filled_in_as_the_colour_its_balance_resembles() {
+        // One stop over under warm light, a hole shows the card as (255, 254, 247); the frame's
+        // balance turns that into a greyish blue near sky blue. Sky blue must not be chosen
+        // for it: the camera saw something at least as bright as the card.
+        let set = set("reference");
+        let solver = Solver::new(&set);
+        let palette = palette(&set);
+        let (card, sky) = (set.card(), Key::new('c').unwrap());
+        let mut tried = 0;
+        for mission in set.missions() {
+            let pattern = mission.pattern();
+            for p in pattern.positions().filter(|&p| pattern[p] == card) {
+                let mut with_sky = pattern.clone();
+                with_sky[p] = sky;
+                if solver.min_layers(&with_sky).is_none() {
+                    continue;
+                }
+                let (mut cells, mut samples) =
+                    read(&set, pattern, p, Srgb::new(180, 198, 221), 0.98);
+                samples[p].srgb = Srgb::new(255, 254, 247);
+                complete_by_rules(&mut cells, &samples, &solver, &palette, MAX_ERROR);
+                assert_ne!(cells[p].label, Some(sky), "{} {p}", mission.id());
+                tried += 1;
+            }
+        }
+        assert!(tried > 0, "no mission where sky blue could replace a hole");
     }
 
     #[test]
