@@ -379,23 +379,12 @@ mod tests {
 
     #[test]
     fn an_over_exposed_palette_is_fitted_from_its_unclipped_channels() {
-        // The reference Layers+ set's cell colours and its frame.
-        let printed: Vec<(Key, Srgb)> = [
-            ('b', 0x21, 0x60, 0xb7),
-            ('c', 0x8d, 0xbc, 0xdf),
-            ('f', 0x25, 0x76, 0x27),
-            ('g', 0x38, 0xd4, 0x53),
-            ('k', 0x2b, 0x2b, 0x30),
-            ('o', 0x69, 0x56, 0x21),
-            ('p', 0xe0, 0x84, 0xdf),
-            ('r', 0xb5, 0x1e, 0x2d),
-            ('s', 0xe1, 0x82, 0x64),
-            ('v', 0x93, 0x27, 0xb0),
-            ('w', 0xf2, 0xef, 0xe6),
-            ('y', 0xd2, 0xad, 0x34),
-        ]
-        .map(|(k, r, g, b)| (Key::new(k).unwrap(), Srgb::new(r, g, b)))
-        .to_vec();
+        // The reference Layers+ set's colours: its cells, card and frame.
+        let printed: Vec<(Key, Srgb)> = crate::layers::tests::set("reference")
+            .colors()
+            .iter()
+            .map(|(&k, s)| (k, s.srgb))
+            .collect();
         let palette: Vec<Srgb> = printed.iter().map(|p| p.1).collect();
         let classifier =
             Classifier::from_swatches(printed.iter().copied(), ClassifierParams::default())

@@ -21,7 +21,7 @@ mod complete;
 mod glyph;
 pub mod judge;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use image::RgbImage;
 use serde::Serialize;
