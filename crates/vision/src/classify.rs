@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use tablejudge_rules::{Grid, Key, Palette, Srgb};
 use thiserror::Error;
 
-use crate::colour::{Clipped, Lab, LinRgb};
+use crate::colour::{Clipped, Lab, LinRgb, Measured};
 
 /// One cell as read: its palette label (when a palette was given), its measured colour and how
 /// sure the reader is, in 0..=1. The serde form is a cell of `tablejudge/observation@1`.
@@ -128,19 +128,11 @@ impl Classifier {
     /// [`Classifier::ranked`] for a corrected colour some of whose channels the camera
     /// clipped: each entry is compared with the colour it would have been measured as.
     pub fn ranked_clipped(&self, colour: Srgb, clipped: Clipped) -> Vec<(Key, f32)> {
-        let lab = Lab::from_srgb(colour);
-        let lin = LinRgb::from_srgb(colour);
+        let measured = Measured::new(LinRgb::from_srgb(colour), clipped);
         let mut d: Vec<(Key, f32)> = self
             .entries
             .iter()
-            .map(|&(k, e, e_lin)| {
-                let d = if clipped.any() {
-                    clipped.delta_e(lin, e_lin, e)
-                } else {
-                    lab.delta_e(e)
-                };
-                (k, d)
-            })
+            .map(|&(k, e, e_lin)| (k, measured.delta_e(e_lin, e)))
             .collect();
         d.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
         d

@@ -192,11 +192,40 @@ impl Clipped {
             }
         }))
     }
+}
 
-    /// ΔE₀₀ from a corrected measurement to a candidate colour, a clipped channel counting only
-    /// where the candidate is darker than the measurement.
-    pub fn delta_e(self, corrected: LinRgb, candidate: LinRgb, candidate_lab: Lab) -> f32 {
-        Lab::from_linear(self.explain(corrected, candidate)).delta_e(candidate_lab)
+/// A corrected measurement, ready to be compared with printed colours: plain ΔE₀₀ where the
+/// camera clipped nothing, [`Clipped::explain`]ed colours where it did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Measured {
+    corrected: LinRgb,
+    lab: Lab,
+    clipped: Clipped,
+}
+
+impl Measured {
+    /// A measurement after correction (clamped to 8-bit sRGB as a camera would) and the
+    /// channels the camera clipped before it.
+    pub fn new(corrected: LinRgb, clipped: Clipped) -> Measured {
+        Measured {
+            corrected,
+            lab: Lab::from_srgb(corrected.to_srgb()),
+            clipped,
+        }
+    }
+
+    /// The Lab colour `printed` would have been measured as (see [`Clipped::explain`]).
+    pub fn lab_for(&self, printed: LinRgb) -> Lab {
+        if self.clipped.any() {
+            Lab::from_linear(self.clipped.explain(self.corrected, printed))
+        } else {
+            self.lab
+        }
+    }
+
+    /// ΔE₀₀ to a printed colour, given linear and as Lab.
+    pub fn delta_e(&self, printed: LinRgb, printed_lab: Lab) -> f32 {
+        self.lab_for(printed).delta_e(printed_lab)
     }
 }
 

@@ -30,7 +30,7 @@ pub mod white_balance;
 
 pub use camera::Camera;
 pub use classify::{Classifier, ClassifierParams, Reading};
-pub use colour::{Clipped, Lab, LinRgb, Xyz};
+pub use colour::{Clipped, Lab, LinRgb, Measured, Xyz};
 pub use enroll::{
     enroll, photo_role, ClusterReport, Conflict, EnrollError, EnrollOptions, EnrollPhoto,
     EnrollPhotos, EnrollReport, Enrolled, PhotoReport, PhotoRole,

@@ -13,7 +13,7 @@
 use tablejudge_rules::{Grid, Srgb};
 use thiserror::Error;
 
-use crate::colour::{Clipped, Lab, LinRgb};
+use crate::colour::{Clipped, Lab, LinRgb, Measured};
 
 /// Measured values at or above [`Clipped::LEVEL`] say nothing reliable about the gain; below
 /// the floor, 8-bit quantisation dominates.
@@ -241,15 +241,9 @@ fn converge(start: WhiteBalance, m: &[LinRgb], p: &[(LinRgb, Lab)]) -> WhiteBala
 fn nearest(wb: &WhiteBalance, m: &[LinRgb], p: &[(LinRgb, Lab)]) -> Vec<usize> {
     m.iter()
         .map(|&c| {
-            let corrected = wb.apply_linear(c);
-            let lab = Lab::from_srgb(corrected.to_srgb());
-            let clipped = Clipped::of(c);
+            let measured = Measured::new(wb.apply_linear(c), Clipped::of(c));
             let d2 = |(e_lin, e): &(LinRgb, Lab)| {
-                let lab = if clipped.any() {
-                    Lab::from_linear(clipped.explain(corrected, *e_lin))
-                } else {
-                    lab
-                };
+                let lab = measured.lab_for(*e_lin);
                 let (dl, da, db) = (lab.l - e.l, lab.a - e.a, lab.b - e.b);
                 dl * dl + da * da + db * db
             };
@@ -268,20 +262,11 @@ fn assign(wb: &WhiteBalance, m: &[LinRgb], p: &[(LinRgb, Lab)]) -> (Vec<usize>, 
         .iter()
         .map(|&c| {
             // Clamped like a camera would, so a gain cannot push a colour out of gamut.
-            let corrected = wb.apply_linear(c);
-            let lab = Lab::from_srgb(corrected.to_srgb());
-            let clipped = Clipped::of(c);
+            let measured = Measured::new(wb.apply_linear(c), Clipped::of(c));
             let (i, d) = p
                 .iter()
                 .enumerate()
-                .map(|(i, (e_lin, e))| {
-                    let d = if clipped.any() {
-                        clipped.delta_e(corrected, *e_lin, *e)
-                    } else {
-                        lab.delta_e(*e)
-                    };
-                    (i, d)
-                })
+                .map(|(i, (e_lin, e))| (i, measured.delta_e(*e_lin, *e)))
                 .min_by(|a, b| a.1.total_cmp(&b.1))
                 .unwrap_or((0, f32::INFINITY));
             total += d.min(WhiteBalance::RESIDUAL_CAP);

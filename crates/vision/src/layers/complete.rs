@@ -16,7 +16,7 @@ use tablejudge_rules::layers::Solver;
 use tablejudge_rules::{Grid, Key, Pos, Srgb};
 
 use crate::classify::Reading;
-use crate::colour::{Clipped, Lab, LinRgb};
+use crate::colour::{Clipped, Lab, LinRgb, Measured};
 use crate::sample::CellSample;
 
 /// At most this many doubtful cells are filled in (every colouring of them is tried).
@@ -123,17 +123,14 @@ fn weights(reading: &Reading, sample: &CellSample, palette: &[(Key, Srgb)]) -> V
     if raw.r.min(raw.g).min(raw.b) >= WASHED_OUT || sample.coverage < MIN_COVERAGE {
         return palette.iter().map(|&(k, _)| (k, 1.0)).collect();
     }
-    let clipped = Clipped::of(LinRgb::from_srgb(raw));
-    let corrected = LinRgb::from_srgb(reading.srgb);
-    let measured = Lab::from_srgb(reading.srgb);
+    let measured = Measured::new(
+        LinRgb::from_srgb(reading.srgb),
+        Clipped::of(LinRgb::from_srgb(raw)),
+    );
     let d: Vec<(Key, f32)> = palette
         .iter()
         .map(|&(k, printed)| {
-            let lab = Lab::from_srgb(printed);
-            let d = match clipped.any() {
-                true => clipped.delta_e(corrected, LinRgb::from_srgb(printed), lab),
-                false => lab.delta_e(measured),
-            };
+            let d = measured.delta_e(LinRgb::from_srgb(printed), Lab::from_srgb(printed));
             (k, d)
         })
         .collect();

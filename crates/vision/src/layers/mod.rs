@@ -31,7 +31,7 @@ use thiserror::Error;
 
 use crate::camera::Camera;
 use crate::classify::{Classifier, ClassifierParams, Reading};
-use crate::colour::{Clipped, Lab, LinRgb};
+use crate::colour::{Clipped, Lab, LinRgb, Measured};
 use crate::error::VisionError;
 use crate::geom::{homography_4, rect};
 use crate::locate::{upright, Candidate, LocateParams, Locator};
@@ -537,15 +537,10 @@ impl LayersReader {
             .iter()
             .map(|s| {
                 let raw = LinRgb::from_srgb(s.srgb);
-                let clipped = Clipped::of(raw);
-                let corrected = balance.apply_linear(raw);
-                let lab = Lab::from_srgb(corrected.to_srgb());
+                let measured = Measured::new(balance.apply_linear(raw), Clipped::of(raw));
                 printed
                     .iter()
-                    .map(|&(p_lin, p)| match clipped.any() {
-                        true => clipped.delta_e(corrected, p_lin, p),
-                        false => p.delta_e(lab),
-                    })
+                    .map(|&(p_lin, p)| measured.delta_e(p_lin, p))
                     .fold(f32::INFINITY, f32::min)
             })
             .collect();
@@ -900,13 +895,8 @@ fn card_columns(
     // colour is darker (a white card in a bright photo is as card-like as it can look).
     let distances = |px: Srgb| {
         let raw = LinRgb::from_srgb(px);
-        let clipped = Clipped::of(raw);
-        let corrected = wb.apply_linear(raw);
-        let lab = Lab::from_srgb(corrected.to_srgb());
-        [frame, card].map(|(lin, printed)| match clipped.any() {
-            true => clipped.delta_e(corrected, lin, printed),
-            false => lab.delta_e(printed),
-        })
+        let measured = Measured::new(wb.apply_linear(raw), Clipped::of(raw));
+        [frame, card].map(|(lin, printed)| measured.delta_e(lin, printed))
     };
     const REACH: f32 = 1.0;
     const PER_CELL: usize = 4;
