@@ -589,10 +589,11 @@ impl LayersReader {
         match stacks.as_slice() {
             [one] => Ok(*one),
             [] => {
+                // "Cut off" only when a cut grid is all there is: beside a whole grid taken for
+                // a mission card, the stack may be that grid (a cloth motif by it looked like
+                // a number) as well as the cut one, and "move the camera" would mislead.
                 if grids.iter().any(|g| g.kind == GridKind::CutOff)
-                    && !grids
-                        .iter()
-                        .any(|g| matches!(g.kind, GridKind::NotOnCard | GridKind::Unexamined))
+                    && grids.iter().all(|g| g.kind == GridKind::CutOff)
                 {
                     return Err(LayersError::CutOff {
                         what: "stack",
