@@ -122,11 +122,12 @@ impl WhiteBalance {
         let mut starts = vec![WhiteBalance::IDENTITY];
         starts.extend(grey_world(&m, &p));
         starts.extend(brightest_is_white(&m, &p));
-        // Casts from about 2500 K to 10000 K and a little green or magenta, in log-gain steps.
-        for i in -4..=4 {
-            for j in -2..=2 {
-                let warm = 0.3 * i as f32;
-                let tint = 0.15 * j as f32;
+        // Casts from about 2500 K to 10000 K and a little green or magenta, in log-gain steps
+        // (each start converges over a wide basin: a coarse grid finds the same fits).
+        for i in -2..=2 {
+            for j in -1..=1 {
+                let warm = 0.6 * i as f32;
+                let tint = 0.3 * j as f32;
                 starts.push(WhiteBalance {
                     gains: [(-warm).exp(), tint.exp(), (warm).exp()],
                 });
