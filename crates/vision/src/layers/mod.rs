@@ -144,6 +144,23 @@ pub struct FoundGrid {
     pub misfit_palette: f32,
 }
 
+impl FoundGrid {
+    /// A grid as located, before any evidence is gathered.
+    pub fn located(corners: Quad, kind: GridKind, prominence: f32) -> FoundGrid {
+        FoundGrid {
+            corners,
+            kind,
+            prominence,
+            glyph: 0.0,
+            glyph_islands: 0,
+            card_surround_refs: 0.0,
+            frame_card_ratio: 0.0,
+            misfit_refs: 0.0,
+            misfit_palette: 0.0,
+        }
+    }
+}
+
 /// The stack as read.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LayersReading {
@@ -363,21 +380,12 @@ impl LayersReader {
             .map_err(LayersError::Vision)?;
         let mut out = Vec::new();
         for (i, c) in located.grids.iter().enumerate() {
-            let found = FoundGrid {
-                corners: c.corners,
-                kind: if c.touches_border {
-                    GridKind::CutOff
-                } else {
-                    GridKind::Unexamined
-                },
-                prominence: c.prominence,
-                glyph: 0.0,
-                glyph_islands: 0,
-                card_surround_refs: 0.0,
-                frame_card_ratio: 0.0,
-                misfit_refs: 0.0,
-                misfit_palette: 0.0,
+            let kind = if c.touches_border {
+                GridKind::CutOff
+            } else {
+                GridKind::Unexamined
             };
+            let found = FoundGrid::located(c.corners, kind, c.prominence);
             // Weak lattices are not grids at all; cut ones are reported but never read.
             if c.quality.total < ReadOptions::default().min_quality {
                 continue;

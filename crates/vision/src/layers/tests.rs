@@ -298,17 +298,7 @@ fn the_mission_card_beside_the_stack_is_read_too_under_the_same_light() {
 fn a_stack_is_called_cut_off_only_when_nothing_but_cut_grids_was_found() {
     let set = set("reference");
     let reader = LayersReader::new(&set).unwrap();
-    let grid = |kind| FoundGrid {
-        corners: [[0.0; 2]; 4],
-        kind,
-        prominence: 0.5,
-        glyph: 0.0,
-        glyph_islands: 0,
-        card_surround_refs: 0.0,
-        frame_card_ratio: 0.0,
-        misfit_refs: 0.0,
-        misfit_palette: 0.0,
-    };
+    let grid = |kind| FoundGrid::located([[0.0; 2]; 4], kind, 0.5);
     let cut = [grid(GridKind::CutOff)];
     assert!(matches!(
         reader.pick_stack(&[], &cut),
