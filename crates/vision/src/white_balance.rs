@@ -15,9 +15,8 @@ use thiserror::Error;
 
 use crate::colour::{Clipped, Lab, LinRgb, Measured};
 
-/// Measured values at or above [`Clipped::LEVEL`] say nothing reliable about the gain; below
-/// the floor, 8-bit quantisation dominates.
-const CLIPPED: f32 = Clipped::LEVEL;
+/// Below this, 8-bit quantisation dominates a measured value; at or above [`Clipped::LEVEL`],
+/// it says nothing reliable about the gain.
 const FLOOR: f32 = 0.002;
 
 /// A diagonal (von Kries) correction in linear RGB: `corrected = gains ⊙ measured`.
@@ -87,7 +86,7 @@ impl WhiteBalance {
             let ratios: Vec<(f32, f32)> = pairs
                 .iter()
                 .map(|(m, e)| (m.to_array()[c], e.to_array()[c]))
-                .filter(|&(m, e)| m > FLOOR && m < CLIPPED && e > FLOOR)
+                .filter(|&(m, e)| m > FLOOR && m < Clipped::LEVEL && e > FLOOR)
                 .map(|(m, e)| (e / m, m))
                 .collect();
             *gain = weighted_median(ratios).ok_or(WhiteBalanceError::UnusableChannel {

@@ -568,6 +568,12 @@ mod tests {
         draw_filled_rect_mut(img, Rect::at(a, b).of_size(w, h), c);
     }
 
+    /// A "1" and its foot, half a cell right of the frame.
+    fn number_one(img: &mut RgbImage) {
+        block(img, 4.0 + FW + 0.5, 1.6, 4.0 + FW + 0.65, 2.4, INK);
+        block(img, 4.0 + FW + 0.35, 2.3, 4.0 + FW + 0.8, 2.4, INK);
+    }
+
     /// A dark frame with coloured cells, drawn over whatever lies there.
     fn grid(img: &mut RgbImage) {
         block(img, -FW, -FW, 4.0 + FW, 4.0 + FW, Rgb([43, 43, 48]));
@@ -615,9 +621,7 @@ mod tests {
     fn a_number_inside_the_card_is_a_glyph() {
         let mut img = on_card(TABLE);
         grid(&mut img);
-        // A "1" and its foot, half a cell right of the frame.
-        block(&mut img, 4.0 + FW + 0.5, 1.6, 4.0 + FW + 0.65, 2.4, INK);
-        block(&mut img, 4.0 + FW + 0.35, 2.3, 4.0 + FW + 0.8, 2.4, INK);
+        number_one(&mut img);
         let e = score(&img);
         assert_eq!((e.score, e.islands), (1.0, 1), "{e:?}");
     }
@@ -736,8 +740,7 @@ mod tests {
             4.0 + FW + 0.3,
             CARD,
         );
-        block(&mut img, 4.0 + FW + 0.5, 1.6, 4.0 + FW + 0.65, 2.4, INK);
-        block(&mut img, 4.0 + FW + 0.35, 2.3, 4.0 + FW + 0.8, 2.4, INK);
+        number_one(&mut img);
         grid(&mut img);
         let e = score(&img);
         assert_eq!((e.score, e.islands), (1.0, 1), "{e:?}");
