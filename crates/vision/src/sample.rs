@@ -3,11 +3,16 @@
 //! Only the central part of each cell is used, so frame edges, cell borders and a slightly
 //! wrong rectification do not leak in. Within it, glare pixels (all three channels near
 //! saturation: a specular highlight, not a bright colour, which saturates one or two) are
-//! dropped, and the per-channel median of the rest is the cell's colour.
+//! dropped. So is a softer glare veil: by the dichromatic reflection model a highlight *adds*
+//! light of the lamp's colour to every channel, while a shadow *scales* them, so the pixels
+//! least touched by glare are those whose smallest linear channel is lowest, up to the
+//! spread a shadow or noise makes ([`SampleParams::veil_ratio`]). The per-channel median of
+//! those is the cell's colour.
 
 use image::RgbImage;
 use tablejudge_rules::{Grid, Pos, Srgb};
 
+use crate::colour::LinRgb;
 use crate::error::VisionError;
 
 /// How cells are sampled.
@@ -20,15 +25,24 @@ pub struct SampleParams {
     /// If less than this fraction of the inner pixels is not glare, the cell is taken to be
     /// a genuinely bright colour (a white card in a bright photo) and all pixels are used.
     pub min_coverage: f32,
+    /// Pixels whose smallest linear channel exceeds this multiple of the lowest tenth's
+    /// (plus sensor noise) lie under a glare veil and are left out. A shadow or a light
+    /// gradient across a cell's centre changes brightness by a few percent; a veil that
+    /// moves a colour by a just-noticeable difference adds a fifth or more to its smallest
+    /// channel.
+    pub veil_ratio: f32,
 }
 
 impl Default for SampleParams {
-    /// The central 55% of the side (30% of the area), glare at 250, at least 20% usable.
+    /// The central 65% of the side (42% of the area: the veil test keeps only part of it, and
+    /// the edges are still clear of the borders), glare at 250, at least 20% usable, a veil
+    /// at 15% over the lowest tenth.
     fn default() -> Self {
         SampleParams {
-            inner: 0.55,
+            inner: 0.65,
             glare_min: 250,
             min_coverage: 0.2,
+            veil_ratio: 1.15,
         }
     }
 }
@@ -115,7 +129,7 @@ fn sample_region(
         .collect();
     let coverage = usable.len() as f32 / pixels.len() as f32;
     let chosen = if coverage >= params.min_coverage {
-        usable
+        least_veiled(usable, params.veil_ratio)
     } else {
         pixels
     };
@@ -124,6 +138,28 @@ fn sample_region(
         srgb: Srgb::new(r, g, b),
         coverage,
     }
+}
+
+/// Sensor noise floor in linear light: dark colours are never cut on noise alone.
+const NOISE_FLOOR: f32 = 0.004;
+
+/// The pixels least touched by a glare veil (see the module docs): those whose smallest
+/// linear channel is at most `ratio` times the lowest tenth's, plus the noise floor.
+fn least_veiled(mut pixels: Vec<[u8; 3]>, ratio: f32) -> Vec<[u8; 3]> {
+    if pixels.len() < 4 {
+        return pixels;
+    }
+    let low = |p: &[u8; 3]| {
+        let m = p[0].min(p[1]).min(p[2]);
+        LinRgb::from_srgb(Srgb::new(m, m, m)).r
+    };
+    let mut lows: Vec<f32> = pixels.iter().map(low).collect();
+    let low_decile = *lows
+        .select_nth_unstable_by(pixels.len() / 10, f32::total_cmp)
+        .1;
+    let limit = low_decile * ratio + NOISE_FLOOR;
+    pixels.retain(|p| low(p) <= limit);
+    pixels
 }
 
 /// The median (the upper one for an even count); 0 for no values, which `span` prevents.
@@ -201,6 +237,67 @@ mod tests {
         // Every pixel is "glare": too little left, so the cell is read as the white it is.
         assert_eq!(g[Pos::new(0, 1)].srgb, Srgb::new(255, 255, 255));
         assert_eq!(g[Pos::new(0, 1)].coverage, 0.0);
+    }
+
+    /// A 40×40 cell of `colour` whose linear light is scaled by `shade(x, y)` and then gets
+    /// `veil(x, y)` of white added (a highlight), with ±2 levels of deterministic noise.
+    fn lit_cell(
+        colour: [u8; 3],
+        shade: impl Fn(f32, f32) -> f32,
+        veil: impl Fn(f32, f32) -> f32,
+    ) -> RgbImage {
+        let lin = LinRgb::from_srgb(Srgb::new(colour[0], colour[1], colour[2]));
+        RgbImage::from_fn(40, 40, |x, y| {
+            let (u, v) = (x as f32 / 39.0, y as f32 / 39.0);
+            let (s, w) = (shade(u, v), veil(u, v));
+            let c = LinRgb::new(lin.r * s + w, lin.g * s + w, lin.b * s + w).to_srgb();
+            let noise = ((x * 7 + y * 13) % 5) as i16 - 2;
+            Rgb(c
+                .to_array()
+                .map(|v| (i16::from(v) + noise).clamp(0, 255) as u8))
+        })
+    }
+
+    fn distance(a: Srgb, b: [u8; 3]) -> i16 {
+        a.to_array()
+            .iter()
+            .zip(b)
+            .map(|(&x, y)| (i16::from(x) - i16::from(y)).abs())
+            .max()
+            .unwrap_or(0)
+    }
+
+    #[test]
+    fn a_glare_veil_over_the_centre_is_left_out() {
+        // A soft highlight, strongest at the centre and fading out by the cell's corners:
+        // nowhere clipped, so the plain glare test keeps it all.
+        let green = [56, 212, 83];
+        let veil = |u: f32, v: f32| 0.8 * (-((u - 0.5).powi(2) + (v - 0.5).powi(2)) / 0.03).exp();
+        let img = lit_cell(green, |_, _| 1.0, veil);
+        let p = SampleParams::default();
+        let got = sample_cells(&img, 1, 1, &p).unwrap()[Pos::new(0, 0)];
+        assert!(distance(got.srgb, green) <= 8, "{got:?}");
+        let plain = SampleParams {
+            veil_ratio: f32::INFINITY,
+            ..p
+        };
+        let veiled = sample_cells(&img, 1, 1, &plain).unwrap()[Pos::new(0, 0)];
+        assert!(distance(veiled.srgb, green) >= 30, "{veiled:?}");
+    }
+
+    #[test]
+    fn a_shadow_or_noise_is_not_taken_for_a_veil() {
+        let sky = [141, 188, 223];
+        // Noise only: the whole cell counts.
+        let img = lit_cell(sky, |_, _| 1.0, |_, _| 0.0);
+        let got = sample_cells(&img, 1, 1, &SampleParams::default()).unwrap()[Pos::new(0, 0)];
+        assert!(distance(got.srgb, sky) <= 2, "{got:?}");
+        // A shadow's soft edge across the cell, 12% darker on the right: the middle of the
+        // cell, not its darkest part.
+        let img = lit_cell(sky, |u, _| 1.0 - 0.12 * u, |_, _| 0.0);
+        let got = sample_cells(&img, 1, 1, &SampleParams::default()).unwrap()[Pos::new(0, 0)];
+        let middle = lit_cell(sky, |_, _| 0.94, |_, _| 0.0).get_pixel(0, 2).0;
+        assert!(distance(got.srgb, middle) <= 3, "{got:?} vs {middle:?}");
     }
 
     #[test]
