@@ -223,11 +223,34 @@ impl Measured {
         }
     }
 
-    /// ΔE₀₀ to a printed colour, given linear and as Lab.
+    /// ΔE₀₀ to a printed colour, given linear and as Lab. A clipped channel is a bound the
+    /// printed colour must reach: ΔE₀₀ barely sees a red channel short by a third on a
+    /// blue, so the shortfall is added on its own (see [`SHORTFALL_DE_PER_LOG`]).
     pub fn delta_e(&self, printed: LinRgb, printed_lab: Lab) -> f32 {
-        self.lab_for(printed).delta_e(printed_lab)
+        let de = self.lab_for(printed).delta_e(printed_lab);
+        let shortfall = self.shortfall(printed);
+        if shortfall > 0.0 {
+            de.hypot(SHORTFALL_DE_PER_LOG * shortfall)
+        } else {
+            de
+        }
+    }
+
+    /// How far (natural log of the ratio) `printed` falls short of the bound in the clipped
+    /// channel where it falls shortest; 0 where it reaches every bound.
+    fn shortfall(&self, printed: LinRgb) -> f32 {
+        let (m, c) = (self.corrected.to_array(), printed.to_array());
+        (0..3)
+            .filter(|&i| self.clipped.0[i])
+            .map(|i| (m[i].clamp(0.0, 1.0) / c[i].max(1e-3)).ln())
+            .fold(0.0, f32::max)
     }
 }
+
+/// ΔE₀₀ per natural-log unit by which a printed colour falls short of a clipped channel's
+/// bound: 10% short costs 4, one σ of a read colour (white balance and shading move a
+/// colour by about that much); a third short, 16.
+pub const SHORTFALL_DE_PER_LOG: f32 = 40.0;
 
 /// CIEDE2000 ΔE₀₀ between two 8-bit sRGB colours.
 pub fn delta_e_srgb(a: Srgb, b: Srgb) -> f32 {
@@ -361,5 +384,33 @@ mod tests {
         let darker_red = Srgb::new(0xc6, 0x20, 0x30);
         let orange = Srgb::new(0xd6, 0x7e, 0x2c);
         assert!(delta_e_srgb(red, darker_red) < delta_e_srgb(red, orange));
+    }
+
+    #[test]
+    fn a_clipped_channel_is_a_bound_a_printed_colour_must_reach() {
+        // A white card over-exposed in every channel, balanced to (175, 190, 214): only
+        // colours at least that bright in every channel explain it.
+        let measured = Measured::new(
+            LinRgb::from_srgb(Srgb::new(175, 190, 214)),
+            Clipped([true; 3]),
+        );
+        let d = |c: Srgb| measured.delta_e(LinRgb::from_srgb(c), Lab::from_srgb(c));
+        let (card, sky) = (Srgb::new(242, 239, 230), Srgb::new(141, 188, 223));
+        assert_eq!(d(card), 0.0);
+        // Sky blue falls a third short in red: far, though plain ΔE₀₀ of the explained
+        // colour says under 10.
+        let explained = measured.lab_for(LinRgb::from_srgb(sky));
+        assert!(explained.delta_e(Lab::from_srgb(sky)) < 10.0);
+        assert!(d(sky) > 18.0, "{}", d(sky));
+        // Unclipped, the same numbers are a plain measurement.
+        let plain = Measured::new(
+            LinRgb::from_srgb(Srgb::new(175, 190, 214)),
+            Clipped::default(),
+        );
+        let plain_d = plain.delta_e(LinRgb::from_srgb(sky), Lab::from_srgb(sky));
+        assert_eq!(
+            plain_d,
+            Lab::from_srgb(Srgb::new(175, 190, 214)).delta_e(Lab::from_srgb(sky))
+        );
     }
 }

@@ -12,7 +12,7 @@
 use image::RgbImage;
 use tablejudge_rules::{Grid, Pos, Srgb};
 
-use crate::colour::LinRgb;
+use crate::colour::{Clipped, LinRgb};
 use crate::error::VisionError;
 
 /// How cells are sampled.
@@ -128,16 +128,29 @@ fn sample_region(
         .filter(|p| p.iter().min().is_some_and(|&m| m < params.glare_min))
         .collect();
     let coverage = usable.len() as f32 / pixels.len() as f32;
+    let visible = least_veiled(usable, params.veil_ratio);
+    // What is seen of the cell is itself clipped in every channel: the cell is a bright
+    // surface (a white card one stop over), and the pixels taken for glare are more of it,
+    // hiding nothing. (A highlight over a colour leaves that colour around it.)
+    let bright = coverage >= params.min_coverage
+        && Clipped::of(LinRgb::from_srgb(per_channel_median(&visible)))
+            .0
+            .iter()
+            .all(|&c| c);
     let chosen = if coverage >= params.min_coverage {
-        least_veiled(usable, params.veil_ratio)
+        visible
     } else {
         pixels
     };
-    let [r, g, b] = [0, 1, 2].map(|c| median(chosen.iter().map(|p| p[c]).collect()));
     CellSample {
-        srgb: Srgb::new(r, g, b),
-        coverage,
+        srgb: per_channel_median(&chosen),
+        coverage: if bright { 1.0 } else { coverage },
     }
+}
+
+fn per_channel_median(pixels: &[[u8; 3]]) -> Srgb {
+    let [r, g, b] = [0, 1, 2].map(|c| median(pixels.iter().map(|p| p[c]).collect()));
+    Srgb::new(r, g, b)
 }
 
 /// Sensor noise floor in linear light: dark colours are never cut on noise alone.
@@ -298,6 +311,34 @@ mod tests {
         let got = sample_cells(&img, 1, 1, &SampleParams::default()).unwrap()[Pos::new(0, 0)];
         let middle = lit_cell(sky, |_, _| 0.94, |_, _| 0.0).get_pixel(0, 2).0;
         assert!(distance(got.srgb, middle) <= 3, "{got:?} vs {middle:?}");
+    }
+
+    #[test]
+    fn an_over_exposed_white_card_is_a_bright_surface_not_glare() {
+        // The card reads (254, 255, 250) ± 4: about half its pixels reach the glare
+        // level, and the rest are just as white.
+        let img = RgbImage::from_fn(40, 40, |x, y| {
+            let noise = ((x * 7 + y * 13) % 9) as u8;
+            Rgb([254, 255, 246 + noise])
+        });
+        let got = sample_cells(&img, 1, 1, &SampleParams::default()).unwrap()[Pos::new(0, 0)];
+        assert_eq!(got.coverage, 1.0, "{got:?}");
+        // Brighter still, only a seventh of it under the glare level: that could as well be
+        // a highlight that clipped a violet cell, so it stays "mostly glare".
+        let img = RgbImage::from_fn(40, 40, |x, y| {
+            let noise = ((x * 7 + y * 13) % 7) as u8;
+            Rgb([254, 255, 249 + noise])
+        });
+        let got = sample_cells(&img, 1, 1, &SampleParams::default()).unwrap()[Pos::new(0, 0)];
+        assert!(got.coverage < 0.2, "{got:?}");
+        // A sky-blue cell under a highlight that clips its middle is not: what is left of it
+        // is blue, and the clipped part hides the cell.
+        let sky = [141, 188, 223];
+        let veil = |u: f32, v: f32| 2.0 * (-((u - 0.5).powi(2) + (v - 0.5).powi(2)) / 0.03).exp();
+        let img = lit_cell(sky, |_, _| 1.0, veil);
+        let got = sample_cells(&img, 1, 1, &SampleParams::default()).unwrap()[Pos::new(0, 0)];
+        assert!(got.coverage < 0.9, "{got:?}");
+        assert!(distance(got.srgb, sky) <= 12, "{got:?}");
     }
 
     #[test]

@@ -60,7 +60,8 @@ pub struct LayersReadOptions {
     /// 0.8, not less: a loose layer on a cream cloth with flowers meets cloth that looks like
     /// card in two thirds of its columns, and its cells would be judged as the stack's.
     pub min_card_fraction: f32,
-    /// Least excess of ink (over the side's typical) in one margin segment for "has a glyph".
+    /// Least number score (the `glyph` module: 1 for one clear number, ½ for an unclear one)
+    /// for "may be a mission card".
     pub min_glyph: f32,
     /// Most upper-quartile ΔE₀₀ from the cells to the palette under the frame/card balance and under
     /// the palette's own fit (a stack shows palette colours), and most by which the first may
@@ -74,8 +75,7 @@ pub struct LayersReadOptions {
 
 impl Default for LayersReadOptions {
     /// ΔE 15 for "card coloured" (printing and light vary; a table is usually much further),
-    /// 60% of every side on card, a glyph when half a cell of one margin has 50 points more inked columns than the
-    /// rest of its side; the first 6 grids.
+    /// 80% of every side on card, a mission card at any hint of a number; the first 6 grids.
     fn default() -> Self {
         LayersReadOptions {
             locate: LocateParams::default(),
