@@ -305,12 +305,14 @@ const PATTERN_DE: f32 = 15.0;
 fn score_margin(m: &Margin) -> GlyphEvidence {
     let sides: [Vec<[Option<Lab>; DEPTHS]>; 4] = std::array::from_fn(|s| m.side(s));
     let bodies: [Option<Lab>; 4] = std::array::from_fn(|s| m.body(s));
-    let edges: [Line; 4] = std::array::from_fn(|s| match bodies[s] {
-        Some(body) => card_edge(&sides[s], &|x: &Option<Lab>| {
-            x.is_some_and(|x| x.delta_e(body) <= BODY_DE)
-        }),
-        None => Line::BEYOND,
+    let steps: [Option<SideSteps>; 4] = std::array::from_fn(|s| {
+        bodies[s].and_then(|body| {
+            SideSteps::new(&sides[s], &|x: &Option<Lab>| {
+                x.is_some_and(|x| x.delta_e(body) <= BODY_DE)
+            })
+        })
     });
+    let edges = card_edges(&steps);
     // ΔE₀₀ of each seen sample to the body of the side(s) it lies beside.
     let mut mask = GrayImage::new(m.width as u32, m.height as u32);
     let mut ink = vec![false; m.samples.len()];
@@ -487,60 +489,122 @@ impl Line {
     }
 }
 
-/// The card's edge: the straight line across the side along which most columns change
-/// colour (the median over columns of the ΔE₀₀ between the samples either side of the line),
-/// when that change stands clearly above the side's typical sample-to-sample change. A card
-/// edge changes colour along its whole length, however little (a cream cloth beside a white
-/// card); a number or a tablecloth motif only in some columns. Without such a line the card
-/// runs past the margin.
-fn card_edge(labs: &[[Option<Lab>; DEPTHS]], is_body: &dyn Fn(&Option<Lab>) -> bool) -> Line {
-    let n = labs.len();
-    if n < 2 {
-        return Line::BEYOND;
-    }
-    // steps[col][d]: the change between depth d and d + 1, leaving body (the step onto the
-    // card from the frame is not its edge).
-    let steps: Vec<[f32; DEPTHS - 1]> = labs
-        .iter()
-        .map(|col| {
-            std::array::from_fn(|d| match (col[d], col[d + 1]) {
-                (Some(x), Some(y)) if is_body(&col[d]) => x.delta_e(y),
-                _ => 0.0,
+/// The colour changes across one side of the margin, for the card-edge fit.
+struct SideSteps {
+    /// `steps[col][d]`: the change between depth d and d + 1 leaving body (the step onto the
+    /// card from the frame is not its edge).
+    steps: Vec<[f32; DEPTHS - 1]>,
+    /// The side's typical (median) step.
+    typical: f32,
+}
+
+impl SideSteps {
+    fn new(labs: &[[Option<Lab>; DEPTHS]], is_body: &dyn Fn(&Option<Lab>) -> bool) -> Option<Self> {
+        if labs.len() < 2 {
+            return None;
+        }
+        let steps: Vec<[f32; DEPTHS - 1]> = labs
+            .iter()
+            .map(|col| {
+                std::array::from_fn(|d| match (col[d], col[d + 1]) {
+                    (Some(x), Some(y)) if is_body(&col[d]) => x.delta_e(y),
+                    _ => 0.0,
+                })
             })
-        })
+            .collect();
+        let mut all: Vec<f32> = steps.iter().flat_map(|s| s.iter().copied()).collect();
+        all.sort_by(f32::total_cmp);
+        let typical = all[all.len() / 2];
+        Some(SideSteps { steps, typical })
+    }
+
+    /// The median over columns of the step the line crosses (a motif's strong steps in a few
+    /// columns do not count), plus a thousandth of their mean: of the lines through the same
+    /// edge that the median cannot tell apart, the one that follows it in every column.
+    fn along(&self, line: Line, scratch: &mut Vec<f32>) -> f32 {
+        scratch.clear();
+        scratch.extend(self.steps.iter().enumerate().map(|(k, s)| {
+            let d = line.at(k).round().clamp(0.0, (DEPTHS - 2) as f32) as usize;
+            s[d]
+        }));
+        let mean = scratch.iter().sum::<f32>() / scratch.len() as f32;
+        let mid = scratch.len() / 2;
+        *scratch.select_nth_unstable_by(mid, f32::total_cmp).1 + 1e-3 * mean
+    }
+
+    /// Whether a line's change stands clearly above the side's typical one.
+    fn clear(&self, change: f32) -> bool {
+        change >= 2.0 * self.typical + 3.0
+    }
+}
+
+/// Slopes of the card's edges tried, in depth samples per column: the card may be turned by
+/// up to about 20° under the stack.
+const EDGE_SLOPES: usize = 8;
+const EDGE_SLOPE_STEP: f32 = 0.03;
+
+/// The card's edges: on each side the straight line across the margin along which most
+/// columns change colour (the median over columns of the ΔE₀₀ between the samples either
+/// side of the line), when that change stands clearly above the side's typical
+/// sample-to-sample change. A card edge changes colour along its whole length, however little
+/// (a cream cloth beside a white card); a number or a tablecloth motif only in some columns.
+/// The card is a rectangle, so all four edges share one slope in the sides' clockwise
+/// lattices: a side whose cloth confuses the fit on its own still finds its edge at the
+/// others' slope. A side without a clear line runs past the margin.
+fn card_edges(sides: &[Option<SideSteps>; 4]) -> [Line; 4] {
+    let mut scratch = Vec::new();
+    let last = (DEPTHS - 2) as f32;
+    // Lines that cross the side within the margin, from start to end.
+    let best_at = |b: f32, side: &SideSteps, scratch: &mut Vec<f32>| {
+        let end = b * (side.steps.len() - 1) as f32;
+        (0..DEPTHS - 1)
+            .map(|a| Line { a: a as f32, b })
+            .filter(|l| (0.0..=last).contains(&(l.a + end)))
+            .map(|line| (line, side.along(line, scratch)))
+            .max_by(|x, y| x.1.total_cmp(&y.1))
+            .unwrap_or((Line::BEYOND, 0.0))
+    };
+    let slopes: Vec<f32> = (-(EDGE_SLOPES as i32)..=EDGE_SLOPES as i32)
+        .map(|k| k as f32 * EDGE_SLOPE_STEP)
         .collect();
-    let mut all: Vec<f32> = steps.iter().flat_map(|s| s.iter().copied()).collect();
-    all.sort_by(f32::total_cmp);
-    let typical = all[all.len() / 2];
-    let mut along = vec![0.0f32; n];
-    let mut best = (Line::BEYOND, 0.0f32);
-    // Lines from every step at the side's start to every step at its end.
-    for i in 0..DEPTHS - 1 {
-        for j in 0..DEPTHS - 1 {
-            let (d0, d1) = (i as f32, j as f32);
-            let line = Line {
-                a: d0,
-                b: (d1 - d0) / (n - 1) as f32,
-            };
-            for (k, slot) in along.iter_mut().enumerate() {
-                let d = (line.at(k).round() as usize).min(DEPTHS - 2);
-                *slot = steps[k][d];
-            }
-            let m = *along.select_nth_unstable_by(n / 2, f32::total_cmp).1;
-            if m > best.1 {
-                best = (line, m);
+    // The line sits on the step; the card ends one sample further.
+    let past = |line: Line| Line {
+        a: line.a + 1.0,
+        b: line.b,
+    };
+    let mut best: ([Line; 4], f32) = ([Line::BEYOND; 4], f32::NEG_INFINITY);
+    for &b in &slopes {
+        let mut lines = [Line::BEYOND; 4];
+        let mut total = 0.0;
+        for (s, side) in sides.iter().enumerate() {
+            let Some(side) = side else { continue };
+            let (line, change) = best_at(b, side, &mut scratch);
+            if side.clear(change) {
+                lines[s] = past(line);
+                total += change - side.typical;
             }
         }
-    }
-    if best.1 >= 2.0 * typical + 3.0 {
-        // The line sits on the step; the card ends one sample further.
-        Line {
-            a: best.0.a + 1.0,
-            b: best.0.b,
+        if total > best.1 {
+            best = (lines, total);
         }
-    } else {
-        Line::BEYOND
     }
+    // A side with no clear line at the shared slope (a narrow margin the shared slope misses
+    // by a sample) keeps its own clearest line.
+    let mut lines = best.0;
+    for (s, side) in sides.iter().enumerate() {
+        let Some(side) = side else { continue };
+        if lines[s] != Line::BEYOND {
+            continue;
+        }
+        let own = slopes
+            .iter()
+            .map(|&b| best_at(b, side, &mut scratch))
+            .max_by(|x, y| x.1.total_cmp(&y.1));
+        if let Some((line, _)) = own.filter(|o| side.clear(o.1)) {
+            lines[s] = past(line);
+        }
+    }
+    lines
 }
 
 #[cfg(test)]
@@ -768,5 +832,50 @@ mod tests {
         );
         grid(&mut img);
         assert!(score(&img).score < 1.0, "{:?}", score(&img));
+    }
+
+    /// A side of `n` columns whose steps are `typical` everywhere except `change` along each
+    /// of `lines`.
+    fn side_with(n: usize, typical: f32, lines: &[(Line, f32)]) -> SideSteps {
+        let steps = (0..n)
+            .map(|k| {
+                let mut col = [typical; DEPTHS - 1];
+                for (line, change) in lines {
+                    col[line.at(k).round() as usize] = *change;
+                }
+                col
+            })
+            .collect();
+        SideSteps { steps, typical }
+    }
+
+    #[test]
+    fn the_card_edges_share_one_slope() {
+        // The card is turned 13° under the grid: its edges run at slope 0.15 on every side. On the top side a tablecloth stripe makes a stronger straight change at a
+        // steep slope, which a side fitted on its own takes for the card's edge.
+        let b = 5.0 * EDGE_SLOPE_STEP;
+        let edge = |a: f32| (Line { a, b }, 8.0);
+        let stripe = (Line { a: 14.0, b: -0.3 }, 12.0);
+        let sides = [
+            Some(side_with(40, 0.5, &[edge(3.0), stripe])),
+            Some(side_with(40, 0.5, &[edge(4.0)])),
+            Some(side_with(40, 0.5, &[edge(2.0)])),
+            Some(side_with(40, 0.5, &[edge(5.0)])),
+        ];
+        let lines = card_edges(&sides);
+        // One sample past each step.
+        for (line, a) in lines.iter().zip([4.0, 5.0, 3.0, 6.0]) {
+            assert_eq!(*line, Line { a, b }, "{lines:?}");
+        }
+        // A side with no line at the shared slope keeps its own.
+        let sides = [
+            Some(side_with(40, 0.5, &[edge(3.0)])),
+            Some(side_with(40, 0.5, &[edge(4.0)])),
+            Some(side_with(40, 0.5, &[(Line { a: 2.0, b: 0.0 }, 8.0)])),
+            None,
+        ];
+        let lines = card_edges(&sides);
+        assert_eq!(lines[2], Line { a: 3.0, b: 0.0 }, "{lines:?}");
+        assert_eq!(lines[3], Line::BEYOND);
     }
 }
