@@ -56,6 +56,8 @@ pub(super) struct GlyphEvidence {
     /// Number-like islands (enclosed by body, compact, not one of a repeated motif) anywhere in
     /// the margin, before the card-edge test.
     pub islands: usize,
+    /// The card runs out of the picture on some side (then the score is at least ½).
+    pub card_cut: bool,
 }
 
 /// One sample of the resampled margin.
@@ -424,15 +426,48 @@ fn score_margin(m: &Margin) -> GlyphEvidence {
             g.at_frame && g.reach >= 0.3 && along <= 1.5
         })
         .count();
+    let score: f32 = match (clean, touching) {
+        (0, 0) => 0.0,
+        (1, _) => 1.0,
+        _ => 0.5,
+    };
+    // Where the card runs out of the picture a number may be hidden: never a clear "no".
+    let card_cut = hidden_card(m, &edges);
     GlyphEvidence {
-        score: match (clean, touching) {
-            (0, 0) => 0.0,
-            (1, _) => 1.0,
-            _ => 0.5,
-        },
+        score: if card_cut { score.max(0.5) } else { score },
         islands: numbers.len(),
+        card_cut,
     }
 }
+
+/// Whether more than [`MAX_HIDDEN`] of the card's margin on some side lies outside the
+/// picture.
+fn hidden_card(m: &Margin, edges: &[Line; 4]) -> bool {
+    let mut seen = [0usize; 4];
+    let mut unseen = [0usize; 4];
+    for y in 0..m.height {
+        for x in 0..m.width {
+            let sample = m.at(x, y);
+            if sample == Sample::Inner {
+                continue;
+            }
+            let (side, column, depth) = m.lattice(m.point(x as f32, y as f32));
+            let n = (if side % 2 == 0 { m.cols } else { m.rows } * PER_CELL as f32) as usize;
+            if !(0.0..n as f32).contains(&column) || depth >= edges[side].at(column as usize) {
+                continue;
+            }
+            match sample {
+                Sample::Unknown => unseen[side] += 1,
+                _ => seen[side] += 1,
+            }
+        }
+    }
+    (0..4).any(|s| unseen[s] as f32 > MAX_HIDDEN * (seen[s] + unseen[s]) as f32)
+}
+
+/// The share of one side's card margin that may lie outside the picture before a number
+/// could hide there: a digit covers about a tenth of a side's margin.
+const MAX_HIDDEN: f32 = 0.1;
 
 /// Groups islands whose bounding boxes lie within `gap` samples of each other (the strokes of
 /// one number), each group as one island spanning its members.
@@ -679,6 +714,19 @@ mod tests {
         let mut img = on_card(TABLE);
         grid(&mut img);
         assert_eq!(score(&img).score, 0.0);
+    }
+
+    #[test]
+    fn a_card_running_out_of_the_picture_may_hide_a_number() {
+        // A plain card, but the photo ends 0.3 cells past the frame's right side: a mission
+        // card's number could lie beyond, so this is no clear "no number".
+        let mut img = on_card(TABLE);
+        grid(&mut img);
+        let cut = image::imageops::crop_imm(&img, 0, 0, px(4.0 + FW + 0.3) as u32, 600).to_image();
+        assert_eq!((score(&cut).score, score(&cut).card_cut), (0.5, true));
+        // Cut past the card's edge, the whole margin is seen.
+        let cut = image::imageops::crop_imm(&img, 0, 0, px(4.0 + FW + 1.6) as u32, 600).to_image();
+        assert_eq!(score(&cut).score, 0.0, "{:?}", score(&cut));
     }
 
     #[test]

@@ -131,6 +131,8 @@ pub struct FoundGrid {
     /// Number-like islands (enclosed by card, compact, not one of a repeated motif) anywhere in
     /// the margin, before the card-edge test.
     pub glyph_islands: usize,
+    /// Part of the card around the grid lies outside the picture, where a number may hide.
+    pub card_cut: bool,
     /// Fraction of positions along a side (the worst side) where the first material past the
     /// frame is card coloured, when the frame and the surround are taken as the white-balance
     /// references (the stack hypothesis); see `card_columns`.
@@ -153,6 +155,7 @@ impl FoundGrid {
             prominence,
             glyph: 0.0,
             glyph_islands: 0,
+            card_cut: false,
             card_surround_refs: 0.0,
             frame_card_ratio: 0.0,
             misfit_refs: 0.0,
@@ -500,7 +503,8 @@ impl LayersReader {
         }
         found.misfit_palette = self.misfit(&samples, &by_palette);
         let glyph = glyph::glyph_score(&look, &ideal, rows, cols, fw, &by_palette);
-        (found.glyph, found.glyph_islands) = (glyph.score, glyph.islands);
+        (found.glyph, found.glyph_islands, found.card_cut) =
+            (glyph.score, glyph.islands, glyph.card_cut);
         // On a card: card colour right past the frame all around, and the frame and card as
         // references explain the cells about as well as the palette's own fit does (a
         // tablecloth taken for card bends every colour away from the palette).
@@ -613,8 +617,13 @@ impl LayersReader {
                 } else {
                     let kinds: Vec<String> =
                         grids.iter().map(|g| format!("{:?}", g.kind)).collect();
+                    let cut = if grids.iter().any(|g| g.card_cut) {
+                        "; a card runs out of the picture, and a number may hide there"
+                    } else {
+                        ""
+                    };
                     format!(
-                        "no grid lies on a player card (found: {})",
+                        "no grid lies on a player card (found: {}){cut}",
                         kinds.join(", ")
                     )
                 };
