@@ -32,7 +32,7 @@ use thiserror::Error;
 
 use crate::colour::{Lab, LinRgb};
 use crate::geom::{homography_4, rect};
-use crate::read::{read_grid, ColourCorrection, ReadError, ReadOptions};
+use crate::read::{read_grid, sample_grid, ColourCorrection, ReadError, ReadOptions};
 use crate::rectify::{apply_homography, Quad};
 use crate::white_balance::{WhiteBalance, WhiteBalanceError};
 
@@ -326,17 +326,30 @@ pub fn enroll(photos: &EnrollPhotos, options: &EnrollOptions) -> Result<Enrolled
                     source,
                 }
             })?;
-            let ring = measure_rings(&photo.image, &reading.corners, rows, cols, options).map_err(
-                |reason| EnrollError::Frame {
-                    file: photo.file.clone(),
-                    reason,
-                },
-            )?;
+            let inner = inside_the_frame(&photo.image, &reading.corners, rows, cols, options);
+            let (corners, cells) = match inner {
+                Some(inner) => {
+                    let samples = sample_grid(&photo.image, None, &inner, rows, cols, &read)
+                        .map_err(|source| EnrollError::Read {
+                            file: photo.file.clone(),
+                            source,
+                        })?;
+                    (inner, samples.map(|s| s.srgb))
+                }
+                None => (reading.corners, reading.samples.map(|s| s.srgb)),
+            };
+            let ring =
+                measure_rings(&photo.image, &corners, rows, cols, options).map_err(|reason| {
+                    EnrollError::Frame {
+                        file: photo.file.clone(),
+                        reason,
+                    }
+                })?;
             shots.insert(
                 index,
                 LayerShot {
                     index,
-                    cells: reading.samples.map(|s| s.srgb),
+                    cells,
                     card: ring.card,
                     frame: ring.frame,
                     frame_width: ring.frame_width,
@@ -812,31 +825,11 @@ fn measure_rings(
     if profile.len() < 6 {
         return Err("the frame runs off the picture".into());
     }
-    let labs: Vec<Lab> = profile
-        .iter()
-        .map(|m| Lab::from_srgb(to_srgb(*m)))
-        .collect();
-    // Best two-step fit (least squares in Lab): the frame's outer edge.
-    let sq = |a: Lab, b: Lab| (a.l - b.l).powi(2) + (a.a - b.a).powi(2) + (a.b - b.b).powi(2);
-    let mean = |s: &[Lab]| {
-        let n = s.len() as f32;
-        Lab::new(
-            s.iter().map(|x| x.l).sum::<f32>() / n,
-            s.iter().map(|x| x.a).sum::<f32>() / n,
-            s.iter().map(|x| x.b).sum::<f32>() / n,
-        )
-    };
-    let cost = |s: &[Lab]| {
-        let m = mean(s);
-        s.iter().map(|&x| sq(x, m)).sum::<f32>()
-    };
-    let k = (2..labs.len() - 2)
-        .min_by(|&a, &b| {
-            (cost(&labs[..a]) + cost(&labs[a..])).total_cmp(&(cost(&labs[..b]) + cost(&labs[b..])))
-        })
-        .ok_or_else(|| "too few samples around the grid".to_owned())?;
+    // The frame's outer edge.
+    let split =
+        split_profile(&profile).ok_or_else(|| "too few samples around the grid".to_owned())?;
+    let (k, contrast) = (split.at, split.contrast);
     let edge = 0.5 * (offsets[k - 1] + offsets[k]);
-    let contrast = mean(&labs[..k]).delta_e(mean(&labs[k..]));
     if contrast < 5.0 {
         return Err(format!("they differ by only ΔE {contrast:.1}"));
     }
@@ -862,6 +855,85 @@ fn measure_rings(
         card,
         frame_width: f64::from(edge),
     })
+}
+
+/// The best two-step fit (least squares in Lab) of a profile of ring colours.
+struct Split {
+    /// Where the second part starts.
+    at: usize,
+    /// ΔE₀₀ between the parts' means.
+    contrast: f32,
+    /// The largest ΔE₀₀ from the first part's mean of a ring in it, short of the last two.
+    first_spread: f32,
+}
+
+fn split_profile(profile: &[[f32; 3]]) -> Option<Split> {
+    let labs: Vec<Lab> = profile
+        .iter()
+        .map(|m| Lab::from_srgb(to_srgb(*m)))
+        .collect();
+    let sq = |a: Lab, b: Lab| (a.l - b.l).powi(2) + (a.a - b.a).powi(2) + (a.b - b.b).powi(2);
+    let mean = |s: &[Lab]| {
+        let n = s.len() as f32;
+        Lab::new(
+            s.iter().map(|x| x.l).sum::<f32>() / n,
+            s.iter().map(|x| x.a).sum::<f32>() / n,
+            s.iter().map(|x| x.b).sum::<f32>() / n,
+        )
+    };
+    let cost = |s: &[Lab]| {
+        let m = mean(s);
+        s.iter().map(|&x| sq(x, m)).sum::<f32>()
+    };
+    let at = (2..labs.len().checked_sub(2)?).min_by(|&a, &b| {
+        (cost(&labs[..a]) + cost(&labs[a..])).total_cmp(&(cost(&labs[..b]) + cost(&labs[b..])))
+    })?;
+    let first = mean(&labs[..at]);
+    Some(Split {
+        at,
+        contrast: first.delta_e(mean(&labs[at..])),
+        // Leaving out the last two rings, which blur into the second part.
+        first_spread: labs[..at.saturating_sub(2).max(1)]
+            .iter()
+            .map(|&x| x.delta_e(first))
+            .fold(0.0, f32::max),
+    })
+}
+
+/// The reader may outline the frame's *outer* edge: a light frame on a dark card can outline
+/// it more strongly than the cells do, the more so when holes along the edges show the card.
+/// Then walking inward the rings are one colour (the frame) for at most a frame's width, and
+/// then the cells begin; along the cells' edge the rings' colour keeps changing or stays for a
+/// whole cell. Returns the cell area inside such a band.
+fn inside_the_frame(
+    image: &RgbImage,
+    corners: &Quad,
+    rows: usize,
+    cols: usize,
+    options: &EnrollOptions,
+) -> Option<Quad> {
+    let (r, c) = (rows as f32, cols as f32);
+    let g = homography_4(&rect(0.0, 0.0, c, r), corners)?;
+    let step = 0.02f32;
+    let reach = options.max_frame_width.max(0.1) + 0.15;
+    let (offsets, profile): (Vec<f32>, Vec<[f32; 3]>) = (1..=(reach / step).round() as usize)
+        .map(|i| i as f32 * step)
+        .filter_map(|d| ring_median(image, &g, r, c, -d).map(|m| (d, m)))
+        .unzip();
+    let split = split_profile(&profile)?;
+    let inset = 0.5 * (offsets[split.at - 1] + offsets[split.at]);
+    // The band is the frame when it is uniform, differs from the cells, and differs from
+    // what lies outside it (the card).
+    let band = median3(&profile[..split.at])?;
+    let outside = ring_median(image, &g, r, c, 0.1)?;
+    let differs = Lab::from_srgb(to_srgb(band)).delta_e(Lab::from_srgb(to_srgb(outside)));
+    let frame = split.contrast >= 10.0
+        && split.first_spread <= split.contrast / 3.0
+        && differs >= 5.0
+        && (0.06..=options.max_frame_width).contains(&inset);
+    frame
+        .then(|| crate::geom::map_quad(&g, &rect(inset, inset, c - inset, r - inset)))
+        .flatten()
 }
 
 /// The per-channel median sRGB of points `d` cells outside the cell area, along the straight

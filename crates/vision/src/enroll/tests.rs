@@ -229,7 +229,6 @@ fn the_reference_box_is_enrolled_from_its_photos() {
 /// reader's corners miss the cell area, so the ring profile finds no frame ("differ by only
 /// ΔE 2.8"); a locator matter, see docs/ENROLL.md, Limitations.
 #[test]
-#[ignore = "grid reader misplaces a 5x5 layer with holes along two edges (docs/ENROLL.md)"]
 fn the_parlour_box_is_enrolled_from_its_photos() {
     check_enrolment("parlour", &["2-01"], 10.0);
 }
