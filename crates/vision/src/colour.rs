@@ -250,7 +250,7 @@ impl Measured {
 /// ΔE₀₀ per natural-log unit by which a printed colour falls short of a clipped channel's
 /// bound: 10% short costs 4, one σ of a read colour (white balance and shading move a
 /// colour by about that much); a third short, 16.
-pub const SHORTFALL_DE_PER_LOG: f32 = 40.0;
+const SHORTFALL_DE_PER_LOG: f32 = 40.0;
 
 /// CIEDE2000 ΔE₀₀ between two 8-bit sRGB colours.
 pub fn delta_e_srgb(a: Srgb, b: Srgb) -> f32 {

@@ -810,18 +810,8 @@ fn measure_rings(
     let (r, c) = (rows as f32, cols as f32);
     let g = homography_4(&rect(0.0, 0.0, c, r), corners)
         .ok_or_else(|| "the grid's corners are degenerate".to_owned())?;
-    let step = 0.02f32;
     let reach = options.max_frame_width.max(0.1) + 0.15;
-    let n = (reach / step).round() as usize;
-    let mut offsets = Vec::with_capacity(n);
-    let mut profile: Vec<[f32; 3]> = Vec::with_capacity(n);
-    for i in 1..=n {
-        let d = i as f32 * step;
-        if let Some(m) = ring_median(image, &g, r, c, d) {
-            offsets.push(d);
-            profile.push(m);
-        }
-    }
+    let (offsets, profile) = ring_profile(image, &g, r, c, reach, 1.0);
     if profile.len() < 6 {
         return Err("the frame runs off the picture".into());
     }
@@ -914,12 +904,8 @@ fn inside_the_frame(
 ) -> Option<Quad> {
     let (r, c) = (rows as f32, cols as f32);
     let g = homography_4(&rect(0.0, 0.0, c, r), corners)?;
-    let step = 0.02f32;
     let reach = options.max_frame_width.max(0.1) + 0.15;
-    let (offsets, profile): (Vec<f32>, Vec<[f32; 3]>) = (1..=(reach / step).round() as usize)
-        .map(|i| i as f32 * step)
-        .filter_map(|d| ring_median(image, &g, r, c, -d).map(|m| (d, m)))
-        .unzip();
+    let (offsets, profile) = ring_profile(image, &g, r, c, reach, -1.0);
     let split = split_profile(&profile)?;
     let inset = 0.5 * (offsets[split.at - 1] + offsets[split.at]);
     // The band is the frame when it is uniform, differs from the cells, and differs from
@@ -934,6 +920,24 @@ fn inside_the_frame(
     frame
         .then(|| crate::geom::map_quad(&g, &rect(inset, inset, c - inset, r - inset)))
         .flatten()
+}
+
+/// Ring colours every 0.02 cells up to `reach` from the cell area's edge, outward
+/// (`direction` 1) or inward (-1), with their distances; rings mostly off the picture are
+/// left out.
+fn ring_profile(
+    image: &RgbImage,
+    g: &crate::rectify::Homography,
+    r: f32,
+    c: f32,
+    reach: f32,
+    direction: f32,
+) -> (Vec<f32>, Vec<[f32; 3]>) {
+    let step = 0.02f32;
+    (1..=(reach / step).round() as usize)
+        .map(|i| i as f32 * step)
+        .filter_map(|d| ring_median(image, g, r, c, direction * d).map(|m| (d, m)))
+        .unzip()
 }
 
 /// The per-channel median sRGB of points `d` cells outside the cell area, along the straight
