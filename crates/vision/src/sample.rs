@@ -128,22 +128,19 @@ fn sample_region(
         .filter(|p| p.iter().min().is_some_and(|&m| m < params.glare_min))
         .collect();
     let coverage = usable.len() as f32 / pixels.len() as f32;
-    let visible = least_veiled(usable, params.veil_ratio);
+    if coverage < params.min_coverage {
+        return CellSample {
+            srgb: per_channel_median(&pixels),
+            coverage,
+        };
+    }
+    let srgb = per_channel_median(&least_veiled(usable, params.veil_ratio));
     // What is seen of the cell is itself clipped in every channel: the cell is a bright
     // surface (a white card one stop over), and the pixels taken for glare are more of it,
     // hiding nothing. (A highlight over a colour leaves that colour around it.)
-    let bright = coverage >= params.min_coverage
-        && Clipped::of(LinRgb::from_srgb(per_channel_median(&visible)))
-            .0
-            .iter()
-            .all(|&c| c);
-    let chosen = if coverage >= params.min_coverage {
-        visible
-    } else {
-        pixels
-    };
+    let bright = Clipped::of(LinRgb::from_srgb(srgb)).0.iter().all(|&c| c);
     CellSample {
-        srgb: per_channel_median(&chosen),
+        srgb,
         coverage: if bright { 1.0 } else { coverage },
     }
 }

@@ -152,11 +152,16 @@ impl Margin {
         ]
     }
 
+    /// How many sample columns run along `side` (0 top, 1 right, 2 bottom, 3 left).
+    fn columns(&self, side: usize) -> usize {
+        let len = if side % 2 == 0 { self.cols } else { self.rows };
+        (len * PER_CELL as f32).round() as usize
+    }
+
     /// The side's samples as `labs[column][depth]`, columns along the side (clockwise) and
     /// depths outward from the frame, for the card-edge fit.
     fn side(&self, side: usize) -> Vec<[Option<Lab>; DEPTHS]> {
-        let len = if side % 2 == 0 { self.cols } else { self.rows };
-        let n = (len * PER_CELL as f32).round() as usize;
+        let n = self.columns(side);
         (0..n)
             .map(|col| {
                 let t = (col as f32 + 0.5) / n as f32;
@@ -452,8 +457,8 @@ fn hidden_card(m: &Margin, edges: &[Line; 4]) -> bool {
                 continue;
             }
             let (side, column, depth) = m.lattice(m.point(x as f32, y as f32));
-            let n = (if side % 2 == 0 { m.cols } else { m.rows } * PER_CELL as f32) as usize;
-            if !(0.0..n as f32).contains(&column) || depth >= edges[side].at(column as usize) {
+            let n = m.columns(side) as f32;
+            if !(0.0..n).contains(&column) || depth >= edges[side].at(column as usize) {
                 continue;
             }
             match sample {
@@ -607,14 +612,22 @@ fn card_edges(sides: &[Option<SideSteps>; 4]) -> [Line; 4] {
         a: line.a + 1.0,
         b: line.b,
     };
+    // fits[k][s]: side s's clearest line at slope k, and its change.
+    let fits: Vec<[Option<(Line, f32)>; 4]> = slopes
+        .iter()
+        .map(|&b| {
+            std::array::from_fn(|s| sides[s].as_ref().map(|side| best_at(b, side, &mut scratch)))
+        })
+        .collect();
+    let clear = |s: usize, fit: Option<(Line, f32)>| {
+        fit.filter(|&(_, change)| sides[s].as_ref().is_some_and(|side| side.clear(change)))
+    };
     let mut best: ([Line; 4], f32) = ([Line::BEYOND; 4], f32::NEG_INFINITY);
-    for &b in &slopes {
+    for at_slope in &fits {
         let mut lines = [Line::BEYOND; 4];
         let mut total = 0.0;
         for (s, side) in sides.iter().enumerate() {
-            let Some(side) = side else { continue };
-            let (line, change) = best_at(b, side, &mut scratch);
-            if side.clear(change) {
+            if let (Some(side), Some((line, change))) = (side, clear(s, at_slope[s])) {
                 lines[s] = past(line);
                 total += change - side.typical;
             }
@@ -626,17 +639,16 @@ fn card_edges(sides: &[Option<SideSteps>; 4]) -> [Line; 4] {
     // A side with no clear line at the shared slope (a narrow margin the shared slope misses
     // by a sample) keeps its own clearest line.
     let mut lines = best.0;
-    for (s, side) in sides.iter().enumerate() {
-        let Some(side) = side else { continue };
-        if lines[s] != Line::BEYOND {
+    for (s, line) in lines.iter_mut().enumerate() {
+        if *line != Line::BEYOND {
             continue;
         }
-        let own = slopes
+        let own = fits
             .iter()
-            .map(|&b| best_at(b, side, &mut scratch))
+            .filter_map(|at_slope| at_slope[s])
             .max_by(|x, y| x.1.total_cmp(&y.1));
-        if let Some((line, _)) = own.filter(|o| side.clear(o.1)) {
-            lines[s] = past(line);
+        if let Some((own, _)) = clear(s, own) {
+            *line = past(own);
         }
     }
     lines
