@@ -88,6 +88,58 @@ fn overlap(a: [f64; 4], b: [f64; 4]) -> f64 {
     w * h
 }
 
+/// Area of the overlap of rectangle `b` with rectangle `r` whose corners are rounded with
+/// radius `rad`: a card's shadow is as round as the card.
+fn rounded_overlap(b: [f64; 4], r: [f64; 4], rad: f64) -> f64 {
+    let mut area = overlap(b, r);
+    let rad = rad.min(0.5 * (r[2] - r[0])).min(0.5 * (r[3] - r[1]));
+    if rad <= 0.0 || area == 0.0 {
+        return area;
+    }
+    // Each corner square loses what of `b` over it lies outside its quarter circle (exact
+    // along y, midpoint columns along x: plenty at shadow softness).
+    const N: usize = 8;
+    for (square, [cx, cy]) in [
+        (
+            [r[0], r[1], r[0] + rad, r[1] + rad],
+            [r[0] + rad, r[1] + rad],
+        ),
+        (
+            [r[2] - rad, r[1], r[2], r[1] + rad],
+            [r[2] - rad, r[1] + rad],
+        ),
+        (
+            [r[2] - rad, r[3] - rad, r[2], r[3]],
+            [r[2] - rad, r[3] - rad],
+        ),
+        (
+            [r[0], r[3] - rad, r[0] + rad, r[3]],
+            [r[0] + rad, r[3] - rad],
+        ),
+    ] {
+        let part = [
+            b[0].max(square[0]),
+            b[1].max(square[1]),
+            b[2].min(square[2]),
+            b[3].min(square[3]),
+        ];
+        let (w, h) = (part[2] - part[0], part[3] - part[1]);
+        if w <= 0.0 || h <= 0.0 {
+            continue;
+        }
+        // Column by column: the part of the column farther from the centre than the arc.
+        let mut outside = 0.0;
+        for i in 0..N {
+            let dx = part[0] + (i as f64 + 0.5) / N as f64 * w - cx;
+            let half = (rad * rad - dx * dx).max(0.0).sqrt();
+            let inside = (part[3].min(cy + half) - part[1].max(cy - half)).max(0.0);
+            outside += (h - inside) * w / N as f64;
+        }
+        area -= outside;
+    }
+    area.max(0.0)
+}
+
 /// The result of a ray meeting an object.
 pub(crate) enum Hit {
     Top,
@@ -232,10 +284,14 @@ impl Shape {
         let b = [l[0] - r, l[1] - r, l[0] + r, l[1] + r];
         match self {
             Shape::Layer {
-                rows, cols, cells, ..
+                rows,
+                cols,
+                cells,
+                radius,
+                ..
             } => {
                 let grid = [0.0, 0.0, *cols as f64, *rows as f64];
-                let mut covered = overlap(b, self.bounds()) - overlap(b, grid);
+                let mut covered = rounded_overlap(b, self.bounds(), *radius) - overlap(b, grid);
                 if overlap(b, grid) > 0.0 {
                     let c0 = b[0].max(0.0) as usize;
                     let r0 = b[1].max(0.0) as usize;
@@ -253,7 +309,9 @@ impl Shape {
                 }
                 (covered / area).clamp(0.0, 1.0)
             }
-            Shape::Card { rect, .. } => (overlap(b, *rect) / area).clamp(0.0, 1.0),
+            Shape::Card { rect, radius, .. } => {
+                (rounded_overlap(b, *rect, *radius) / area).clamp(0.0, 1.0)
+            }
             Shape::Disc { radius, .. } => {
                 let d = (l[0] * l[0] + l[1] * l[1]).sqrt();
                 1.0 - crate::light::smoothstep(radius - r, radius + r, d)
@@ -405,5 +463,25 @@ mod tests {
             -0.1 - 0.05 * 100.0,
         ];
         assert!(matches!(o.hit(start, d), Some((Hit::Wall, _, _))));
+    }
+
+    #[test]
+    fn a_rounded_card_shades_only_under_itself() {
+        let card = Shape::Card {
+            rect: [0.0, 0.0, 4.0, 6.0],
+            radius: 1.0,
+            body: [0.9; 3],
+            print: None,
+            paper: 0.0,
+        };
+        // Inside the rectangle but past the rounded corner: no cover, as for a real card.
+        assert!(card.coverage([0.05, 0.05], 0.01) < 1e-9);
+        assert!(card.coverage([3.95, 5.95], 0.01) < 1e-9);
+        assert!(card.coverage([1.0, 0.05], 0.01) > 1.0 - 1e-9);
+        assert!(card.coverage([2.0, 3.0], 0.5) > 1.0 - 1e-9);
+        // The whole card: its rectangle less the four corners' (4 − π)·r².
+        let whole = rounded_overlap([-1.0, -1.0, 5.0, 7.0], [0.0, 0.0, 4.0, 6.0], 1.0);
+        let exact = 24.0 - (4.0 - std::f64::consts::PI);
+        assert!((whole - exact).abs() < 0.02, "{whole} vs {exact}");
     }
 }
