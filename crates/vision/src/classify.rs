@@ -203,6 +203,53 @@ fn check_params(p: ClassifierParams) -> Result<(), ClassifyError> {
     Ok(())
 }
 
+/// Veil steps tried between none and the measured colour's smallest channel.
+const VEIL_STEPS: usize = 32;
+
+/// How much better (ΔE₀₀) a darker colour beneath a veil must explain a cell than its label
+/// does before the cell is doubtful.
+pub(crate) const VEIL_MARGIN: f32 = 2.0;
+
+/// Whether a colour other than `label`, under a glare veil, explains the measured cell
+/// clearly better than `label` does (by [`VEIL_MARGIN`]).
+///
+/// A veil adds the lamp's light, neutral after the white balance, to every channel (the
+/// dichromatic reflection model), so a violet under one can look pink and a blue sky blue.
+/// Each printed colour (white-balanced linear) is compared, clipped channels as bounds, with
+/// the measurement as that colour plus the veil that fits best, up to the measurement's
+/// smallest channel. Only for cells that show a veil: without one, the lighter colour is
+/// simply what is printed.
+pub(crate) fn rival_under_veil(measured: &Measured, printed: &[(Key, LinRgb)], label: Key) -> bool {
+    let fits: Vec<(Key, f32)> = printed
+        .iter()
+        .map(|&(k, p)| (k, under_veil_delta_e(measured, p)))
+        .collect();
+    let Some(&(_, own)) = fits.iter().find(|(k, _)| *k == label) else {
+        return false;
+    };
+    fits.iter()
+        .any(|&(k, d)| k != label && d < own - VEIL_MARGIN)
+}
+
+/// ΔE₀₀ from `measured` to `printed` (white-balanced linear) under the neutral veil that
+/// fits best, from none up to the measurement's smallest channel (see
+/// [`rival_under_veil`]).
+pub(crate) fn under_veil_delta_e(measured: &Measured, printed: LinRgb) -> f32 {
+    let most = measured
+        .corrected()
+        .to_array()
+        .into_iter()
+        .fold(f32::INFINITY, f32::min)
+        .max(0.0);
+    (0..=VEIL_STEPS)
+        .map(|i| {
+            let v = most * i as f32 / VEIL_STEPS as f32;
+            let under = LinRgb::from_array(printed.to_array().map(|c| c + v));
+            measured.delta_e(under, Lab::from_linear(under))
+        })
+        .fold(f32::INFINITY, f32::min)
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -422,5 +469,53 @@ pub(crate) mod tests {
             / test.len() as f64;
         let accuracy = 1.0 - wrong as f64 / test.len() as f64;
         assert!(mean_conf - accuracy > 0.05, "{mean_conf} vs {accuracy}");
+    }
+
+    #[test]
+    fn a_darker_colour_beneath_a_veil_is_a_rival() {
+        let hex = |h: &str| h.parse::<Srgb>().expect("a colour");
+        let printed: Vec<(Key, LinRgb)> = [
+            ('b', "#2160b7"),
+            ('c', "#8dbcdf"),
+            ('r', "#b51e2d"),
+            ('s', "#e18264"),
+            ('v', "#9327b0"),
+            ('p', "#e084df"),
+        ]
+        .map(|(k, h)| (Key::new(k).expect("a key"), LinRgb::from_srgb(hex(h))))
+        .to_vec();
+        let key = |k| Key::new(k).expect("a key");
+        let seen = |c: LinRgb| Measured::new(c, Clipped::of(c));
+        let veiled = |h: &str, v: f32| {
+            seen(LinRgb::from_array(
+                LinRgb::from_srgb(hex(h)).to_array().map(|c| c + v),
+            ))
+        };
+        let plain = |h: &str| seen(LinRgb::from_srgb(hex(h)));
+        // A blue under a veil reads nearest sky blue, but is blue beneath it.
+        assert!(rival_under_veil(
+            &veiled("#2160b7", 0.25),
+            &printed,
+            key('c')
+        ));
+        // Sky blue itself, with or without a light veil, has no darker rival.
+        assert!(!rival_under_veil(&plain("#8dbcdf"), &printed, key('c')));
+        assert!(!rival_under_veil(
+            &veiled("#8dbcdf", 0.03),
+            &printed,
+            key('c')
+        ));
+        // Violet under a veil taken for pink; pink as printed is pink.
+        assert!(rival_under_veil(
+            &veiled("#9327b0", 0.3),
+            &printed,
+            key('p')
+        ));
+        assert!(!rival_under_veil(&plain("#e084df"), &printed, key('p')));
+        // Red under a veil strong enough to clip its red channel, taken for salmon.
+        let clipped = veiled("#b51e2d", 0.45);
+        assert!(clipped.clipped().0[0], "{clipped:?}");
+        assert!(rival_under_veil(&clipped, &printed, key('s')));
+        assert!(!rival_under_veil(&plain("#e18264"), &printed, key('s')));
     }
 }

@@ -214,6 +214,16 @@ impl Measured {
         }
     }
 
+    /// The corrected measurement.
+    pub fn corrected(&self) -> LinRgb {
+        self.corrected
+    }
+
+    /// The channels the camera clipped.
+    pub fn clipped(&self) -> Clipped {
+        self.clipped
+    }
+
     /// The Lab colour `printed` would have been measured as (see [`Clipped::explain`]).
     pub fn lab_for(&self, printed: LinRgb) -> Lab {
         if self.clipped.any() {

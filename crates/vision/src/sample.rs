@@ -55,6 +55,10 @@ pub struct CellSample {
     /// The fraction of inner pixels that were not glare, 0..=1: low values say "retake
     /// without the reflection".
     pub coverage: f32,
+    /// The fraction of the usable pixels left out as lying under a glare veil, 0..=1. Over a
+    /// half, the veil may cover the whole cell, and even its least veiled pixels may be
+    /// lighter than the print.
+    pub veiled: f32,
 }
 
 /// Samples every cell of a rectified image split into `rows × cols` equal cells.
@@ -132,9 +136,13 @@ fn sample_region(
         return CellSample {
             srgb: per_channel_median(&pixels),
             coverage,
+            veiled: 0.0,
         };
     }
-    let srgb = per_channel_median(&least_veiled(usable, params.veil_ratio));
+    let n = usable.len();
+    let kept = least_veiled(usable, params.veil_ratio);
+    let veiled = 1.0 - kept.len() as f32 / n as f32;
+    let srgb = per_channel_median(&kept);
     // What is seen of the cell is itself clipped in every channel: the cell is a bright
     // surface (a white card one stop over), and the pixels taken for glare are more of it,
     // hiding nothing. (A highlight over a colour leaves that colour around it.)
@@ -142,6 +150,7 @@ fn sample_region(
     CellSample {
         srgb,
         coverage: if bright { 1.0 } else { coverage },
+        veiled,
     }
 }
 
@@ -287,6 +296,8 @@ mod tests {
         let p = SampleParams::default();
         let got = sample_cells(&img, 1, 1, &p).unwrap()[Pos::new(0, 0)];
         assert!(distance(got.srgb, green) <= 8, "{got:?}");
+        // Most of the central region lies under the veil.
+        assert!(got.veiled > 0.5, "{got:?}");
         let plain = SampleParams {
             veil_ratio: f32::INFINITY,
             ..p
@@ -302,6 +313,7 @@ mod tests {
         let img = lit_cell(sky, |_, _| 1.0, |_, _| 0.0);
         let got = sample_cells(&img, 1, 1, &SampleParams::default()).unwrap()[Pos::new(0, 0)];
         assert!(distance(got.srgb, sky) <= 2, "{got:?}");
+        assert!(got.veiled < 0.05, "{got:?}");
         // A shadow's soft edge across the cell, 12% darker on the right: the middle of the
         // cell, not its darkest part.
         let img = lit_cell(sky, |u, _| 1.0 - 0.12 * u, |_, _| 0.0);

@@ -15,7 +15,7 @@
 use tablejudge_rules::layers::Solver;
 use tablejudge_rules::{Grid, Key, Pos, Srgb};
 
-use crate::classify::Reading;
+use crate::classify::{under_veil_delta_e, Reading};
 use crate::colour::{Clipped, Lab, LinRgb, Measured};
 use crate::sample::CellSample;
 
@@ -130,7 +130,14 @@ fn weights(reading: &Reading, sample: &CellSample, palette: &[(Key, Srgb)]) -> V
     let d: Vec<(Key, f32)> = palette
         .iter()
         .map(|&(k, printed)| {
-            let d = measured.delta_e(LinRgb::from_srgb(printed), Lab::from_srgb(printed));
+            let lin = LinRgb::from_srgb(printed);
+            // Under a veil over most of the cell, a darker colour beneath it is as near as
+            // the veil that fits it makes it.
+            let d = if sample.veiled > super::MOSTLY_VEILED {
+                under_veil_delta_e(&measured, lin)
+            } else {
+                measured.delta_e(lin, Lab::from_srgb(printed))
+            };
             (k, d)
         })
         .collect();
@@ -184,6 +191,7 @@ mod tests {
         let mut samples = cells.map(|r| CellSample {
             srgb: r.srgb,
             coverage: 1.0,
+            veiled: 0.0,
         });
         samples[p].coverage = coverage;
         (cells, samples)
@@ -229,6 +237,40 @@ mod tests {
         }
         // Both happen: the rules are neither useless nor always sure.
         assert!(filled > 0 && left > 0, "{filled} filled, {left} left");
+    }
+
+    #[test]
+    fn under_a_veil_the_darker_colour_beneath_may_be_filled_in() {
+        let set = set("reference");
+        let solver = Solver::new(&set);
+        let palette = palette(&set);
+        let blue = Key::new('b').expect("a key");
+        // Blue under a glare veil: lighter, nearest sky blue.
+        let lin = LinRgb::from_srgb(set.colors()[&blue].srgb).to_array();
+        let shown = LinRgb::from_array(lin.map(|c| c + 0.25)).to_srgb();
+        let mut tried = 0;
+        for mission in set.missions() {
+            let pattern = mission.pattern();
+            for p in pattern.positions() {
+                if pattern[p] != blue || makeable(&solver, pattern, p, &palette) != 1 {
+                    continue;
+                }
+                // Seen plainly, blue is too far from what the cell shows to be tried.
+                let (mut cells, samples) = read(&set, pattern, p, shown, 1.0);
+                let inferred =
+                    complete_by_rules(&mut cells, &samples, &solver, &palette, MAX_ERROR);
+                assert!(inferred.is_empty(), "{} {p}", mission.id());
+                // Under a veil over most of the cell, it is, and the rules choose it.
+                let (mut cells, mut samples) = read(&set, pattern, p, shown, 1.0);
+                samples[p].veiled = 0.8;
+                let inferred =
+                    complete_by_rules(&mut cells, &samples, &solver, &palette, MAX_ERROR);
+                assert_eq!(inferred, vec![p], "{} {p}", mission.id());
+                assert_eq!(cells[p].label, Some(blue));
+                tried += 1;
+            }
+        }
+        assert!(tried > 0);
     }
 
     #[test]

@@ -30,7 +30,7 @@ use tablejudge_rules::{Grid, Key, Pos, Srgb, Turn};
 use thiserror::Error;
 
 use crate::camera::Camera;
-use crate::classify::{Classifier, ClassifierParams, Reading};
+use crate::classify::{rival_under_veil, Classifier, ClassifierParams, Reading};
 use crate::colour::{Clipped, Lab, LinRgb, Measured};
 use crate::error::VisionError;
 use crate::geom::{homography_4, rect};
@@ -220,6 +220,10 @@ pub struct IdentifiedMission {
     pub quarter_turns: Turn,
 }
 
+/// A cell with more than this fraction of its usable pixels under a glare veil may be a
+/// darker colour beneath it ([`CellSample::veiled`]).
+const MOSTLY_VEILED: f32 = 0.5;
+
 /// Why no stack (or mission card) could be read; each message says what to retake.
 #[derive(Clone, Debug, PartialEq, Error)]
 pub enum LayersError {
@@ -403,6 +407,7 @@ impl LayersReader {
                         CellSample {
                             srgb: Srgb::new(0, 0, 0),
                             coverage: 0.0,
+                            veiled: 0.0,
                         },
                     ),
                     balance: WhiteBalance::IDENTITY,
@@ -567,13 +572,25 @@ impl LayersReader {
         samples: &Grid<CellSample>,
         balance: &WhiteBalance,
     ) -> Grid<Reading> {
+        let printed: Vec<(Key, LinRgb)> = self
+            .keys
+            .iter()
+            .filter_map(|&k| self.printed(k).map(|c| (k, LinRgb::from_srgb(c))))
+            .collect();
         samples.map(|s| {
-            let clipped = Clipped::of(LinRgb::from_srgb(s.srgb));
+            let raw = LinRgb::from_srgb(s.srgb);
+            let clipped = Clipped::of(raw);
             let r = classifier.classify_clipped(balance.apply(s.srgb), clipped);
-            Reading {
-                confidence: r.confidence * glare_factor(s.coverage.clamp(0.0, 1.0)),
-                ..r
+            let mut confidence = r.confidence * glare_factor(s.coverage.clamp(0.0, 1.0));
+            // Under a veil over most of the cell a darker colour may lie beneath.
+            let measured = Measured::new(balance.apply_linear(raw), clipped);
+            if s.veiled > MOSTLY_VEILED
+                && r.label
+                    .is_some_and(|l| rival_under_veil(&measured, &printed, l))
+            {
+                confidence = confidence.min(0.5);
             }
+            Reading { confidence, ..r }
         })
     }
 
