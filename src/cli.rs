@@ -51,7 +51,8 @@ pub enum EvalCommand {
         size: (u32, u32),
         #[arg(long, value_enum, default_value_t = DegradationArg::Realistic)]
         degradation: DegradationArg,
-        /// Save the JPEG and truth of every scene not judged right into this folder.
+        /// Save the JPEG, truth and result (mission, verdict, reason) of every scene not
+        /// judged right into this folder.
         #[arg(long, value_name = "DIR")]
         failures: Option<PathBuf>,
         #[command(flatten)]

@@ -291,14 +291,7 @@ fn eval_scene(
     };
     let failed =
         verdict == "undecided" || (verdict == "match") != truth_matches || confident_wrong > 0;
-    if let (true, Some(dir)) = (failed, &args.failures) {
-        std::fs::write(dir.join(format!("scene_{index:05}.jpg")), &jpeg)?;
-        std::fs::write(
-            dir.join(format!("scene_{index:05}.truth.json")),
-            serde_json::to_string_pretty(&scene.truth)?,
-        )?;
-    }
-    Ok(SceneResult {
+    let result = SceneResult {
         index,
         mission: mission_id.to_owned(),
         truth_matches,
@@ -309,7 +302,18 @@ fn eval_scene(
         confident_wrong,
         decode_ms,
         after_decode_ms,
-    })
+    };
+    if let (true, Some(dir)) = (failed, &args.failures) {
+        let name = |ext: &str| dir.join(format!("scene_{index:05}.{ext}"));
+        std::fs::write(name("jpg"), &jpeg)?;
+        std::fs::write(
+            name("truth.json"),
+            serde_json::to_string_pretty(&scene.truth)?,
+        )?;
+        // The mission judged and the verdict, so that a failure can be told from the others.
+        std::fs::write(name("result.json"), serde_json::to_string_pretty(&result)?)?;
+    }
+    Ok(result)
 }
 
 /// Renders a scene whose stack lies out of view (with the mission card always on the table)
