@@ -55,9 +55,10 @@ pub struct CellSample {
     /// The fraction of inner pixels that were not glare, 0..=1: low values say "retake
     /// without the reflection".
     pub coverage: f32,
-    /// The fraction of the usable pixels left out as lying under a glare veil, 0..=1. Over a
-    /// half, the veil may cover the whole cell, and even its least veiled pixels may be
-    /// lighter than the print.
+    /// The fraction of the usable pixels left out as lying under a glare veil, 0..=1: 0 when
+    /// what sets them apart is as coloured as the cell (the lit side of a shadow's edge, not
+    /// added light). Over a half, the veil may cover the whole cell, and even its least
+    /// veiled pixels may be lighter than the print.
     pub veiled: f32,
 }
 
@@ -140,9 +141,13 @@ fn sample_region(
         };
     }
     let n = usable.len();
-    let kept = least_veiled(usable, params.veil_ratio);
-    let veiled = 1.0 - kept.len() as f32 / n as f32;
+    let (kept, left_out) = least_veiled(usable, params.veil_ratio);
     let srgb = per_channel_median(&kept);
+    let veiled = if added_light(srgb, &left_out) {
+        left_out.len() as f32 / n as f32
+    } else {
+        0.0
+    };
     // What is seen of the cell is itself clipped in every channel: the cell is a bright
     // surface (a white card one stop over), and the pixels taken for glare are more of it,
     // hiding nothing. (A highlight over a colour leaves that colour around it.)
@@ -163,10 +168,11 @@ fn per_channel_median(pixels: &[[u8; 3]]) -> Srgb {
 const NOISE_FLOOR: f32 = 0.004;
 
 /// The pixels least touched by a glare veil (see the module docs): those whose smallest
-/// linear channel is at most `ratio` times the lowest tenth's, plus the noise floor.
-fn least_veiled(mut pixels: Vec<[u8; 3]>, ratio: f32) -> Vec<[u8; 3]> {
+/// linear channel is at most `ratio` times the lowest tenth's, plus the noise floor; and the
+/// rest.
+fn least_veiled(pixels: Vec<[u8; 3]>, ratio: f32) -> (Vec<[u8; 3]>, Vec<[u8; 3]>) {
     if pixels.len() < 4 {
-        return pixels;
+        return (pixels, Vec::new());
     }
     let low = |p: &[u8; 3]| {
         let m = p[0].min(p[1]).min(p[2]);
@@ -177,8 +183,30 @@ fn least_veiled(mut pixels: Vec<[u8; 3]>, ratio: f32) -> Vec<[u8; 3]> {
         .select_nth_unstable_by(pixels.len() / 10, f32::total_cmp)
         .1;
     let limit = low_decile * ratio + NOISE_FLOOR;
-    pixels.retain(|p| low(p) <= limit);
-    pixels
+    pixels.into_iter().partition(|p| low(p) <= limit)
+}
+
+/// The least share of the brightest channel's extra light that the others must get for the
+/// pixels left out to be under a veil (neutral light added) rather than lit where the kept
+/// ones are shadowed (light scaled, as coloured as the surface).
+const NEUTRAL_SHARE: f32 = 0.6;
+
+/// Whether the pixels `left_out` of a cell read as `kept` differ from it by added neutral
+/// light, in the channels neither clips: a veil, not the lit side of a shadow's edge.
+fn added_light(kept: Srgb, left_out: &[[u8; 3]]) -> bool {
+    if left_out.is_empty() {
+        return false;
+    }
+    let extra = LinRgb::from_srgb(per_channel_median(left_out));
+    let base = LinRgb::from_srgb(kept);
+    let clipped = Clipped::of(extra).0;
+    let added: Vec<f32> = (0..3)
+        .filter(|&c| !clipped[c])
+        .map(|c| extra.to_array()[c] - base.to_array()[c])
+        .collect();
+    let most = added.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let least = added.iter().copied().fold(f32::INFINITY, f32::min);
+    added.len() >= 2 && most > 0.0 && least >= NEUTRAL_SHARE * most
 }
 
 /// The median (the upper one for an even count); 0 for no values, which `span` prevents.
@@ -320,6 +348,25 @@ mod tests {
         let got = sample_cells(&img, 1, 1, &SampleParams::default()).unwrap()[Pos::new(0, 0)];
         let middle = lit_cell(sky, |_, _| 0.94, |_, _| 0.0).get_pixel(0, 2).0;
         assert!(distance(got.srgb, middle) <= 3, "{got:?} vs {middle:?}");
+    }
+
+    #[test]
+    fn the_lit_side_of_a_shadow_edge_is_no_veil() {
+        // A hard shadow over the left 60% of a lavender cell: the lit part is left out of
+        // the sample, but its extra light is lavender, not white.
+        let lavender = [163, 156, 218];
+        let img = lit_cell(
+            lavender,
+            |u, _| if u < 0.6 { 0.55 } else { 1.0 },
+            |_, _| 0.0,
+        );
+        let got = sample_cells(&img, 1, 1, &SampleParams::default()).unwrap()[Pos::new(0, 0)];
+        assert_eq!(got.veiled, 0.0, "{got:?}");
+        // The same cell under a highlight as large: that is a veil.
+        let veil = |u: f32, _| if u < 0.6 { 0.0 } else { 0.3 };
+        let img = lit_cell(lavender, |_, _| 0.55, veil);
+        let got = sample_cells(&img, 1, 1, &SampleParams::default()).unwrap()[Pos::new(0, 0)];
+        assert!(got.veiled > 0.2, "{got:?}");
     }
 
     #[test]
