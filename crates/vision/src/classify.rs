@@ -208,7 +208,7 @@ const VEIL_STEPS: usize = 32;
 
 /// How much better (ΔE₀₀) a darker colour beneath a veil must explain a cell than its label
 /// does before the cell is doubtful.
-pub(crate) const VEIL_MARGIN: f32 = 2.0;
+const VEIL_MARGIN: f32 = 2.0;
 
 /// Whether a colour other than `label`, under a glare veil, explains the measured cell
 /// clearly better than `label` does (by [`VEIL_MARGIN`]).

@@ -583,11 +583,11 @@ impl LayersReader {
             let r = classifier.classify_clipped(balance.apply(s.srgb), clipped);
             let mut confidence = r.confidence * glare_factor(s.coverage.clamp(0.0, 1.0));
             // Under a veil over most of the cell a darker colour may lie beneath.
-            let measured = Measured::new(balance.apply_linear(raw), clipped);
-            if s.veiled > MOSTLY_VEILED
-                && r.label
-                    .is_some_and(|l| rival_under_veil(&measured, &printed, l))
-            {
+            let rival = |l| {
+                let measured = Measured::new(balance.apply_linear(raw), clipped);
+                rival_under_veil(&measured, &printed, l)
+            };
+            if s.veiled > MOSTLY_VEILED && r.label.is_some_and(rival) {
                 confidence = confidence.min(0.5);
             }
             Reading { confidence, ..r }
