@@ -96,6 +96,23 @@ pub fn sample_cells(
     }))
 }
 
+/// A cell with more than this fraction of its usable pixels under a glare veil may be a
+/// darker colour beneath it ([`CellSample::veiled`]).
+const MOSTLY_VEILED: f32 = 0.5;
+
+/// The cells that may lie under a glare veil: mostly veiled, or beside a cell that is (or
+/// that glare clips). A highlight larger than a cell veils it evenly, leaving nothing within
+/// it to tell; its edge shows in a neighbour.
+pub fn may_be_veiled(samples: &Grid<CellSample>) -> Grid<bool> {
+    let glare = |s: &CellSample| s.veiled > MOSTLY_VEILED || s.coverage < 1.0;
+    Grid::from_fn(samples.rows(), samples.cols(), |p: Pos| {
+        let (r0, c0) = (p.row.saturating_sub(1), p.col.saturating_sub(1));
+        (r0..=p.row + 1).any(|row| {
+            (c0..=p.col + 1).any(|col| samples.get(Pos::new(row, col)).is_some_and(glare))
+        })
+    })
+}
+
 /// Samples every cell and keeps only the colours.
 pub fn sample_colours(
     image: &RgbImage,

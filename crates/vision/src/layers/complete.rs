@@ -41,6 +41,7 @@ const WASHED_OUT: u8 = 235;
 pub(super) fn complete_by_rules(
     cells: &mut Grid<Reading>,
     samples: &Grid<CellSample>,
+    veil: &Grid<bool>,
     solver: &Solver,
     palette: &[(Key, Srgb)],
     max_error: f32,
@@ -64,7 +65,7 @@ pub(super) fn complete_by_rules(
     }
     let options: Vec<Vec<(Key, f32)>> = doubtful
         .iter()
-        .map(|&p| weights(&cells[p], &samples[p], palette))
+        .map(|&p| weights(&cells[p], &samples[p], veil[p], palette))
         .collect();
     let Some(&(card, _)) = palette.first() else {
         return Vec::new();
@@ -118,7 +119,12 @@ pub(super) fn complete_by_rules(
 /// ΔE₀₀ of spread [`SIGMA`], a channel the camera clipped counting only where the printed
 /// colour is darker (as the classifier does); every colour alike when the cell is washed out
 /// as the camera saw it, or partly under glare. Negligible ones are left out.
-fn weights(reading: &Reading, sample: &CellSample, palette: &[(Key, Srgb)]) -> Vec<(Key, f32)> {
+fn weights(
+    reading: &Reading,
+    sample: &CellSample,
+    veiled: bool,
+    palette: &[(Key, Srgb)],
+) -> Vec<(Key, f32)> {
     let raw = sample.srgb;
     if raw.r.min(raw.g).min(raw.b) >= WASHED_OUT || sample.coverage < MIN_COVERAGE {
         return palette.iter().map(|&(k, _)| (k, 1.0)).collect();
@@ -131,9 +137,9 @@ fn weights(reading: &Reading, sample: &CellSample, palette: &[(Key, Srgb)]) -> V
         .iter()
         .map(|&(k, printed)| {
             let lin = LinRgb::from_srgb(printed);
-            // Under a veil over most of the cell, a darker colour beneath it is as near as
-            // the veil that fits it makes it.
-            let d = if sample.veiled > super::MOSTLY_VEILED {
+            // Under a veil, a darker colour beneath it is as near as the veil that fits it
+            // makes it.
+            let d = if veiled {
                 under_veil_delta_e(&measured, lin)
             } else {
                 measured.delta_e(lin, Lab::from_srgb(printed))
@@ -158,6 +164,7 @@ mod tests {
     use super::*;
     use crate::layers::stack_keys;
     use crate::layers::tests::set;
+    use crate::sample::may_be_veiled;
 
     const MAX_ERROR: f32 = 0.002;
 
@@ -221,8 +228,14 @@ mod tests {
             let pattern = mission.pattern();
             for p in pattern.positions() {
                 let (mut cells, samples) = read(&set, pattern, p, washed, 0.3);
-                let inferred =
-                    complete_by_rules(&mut cells, &samples, &solver, &palette, MAX_ERROR);
+                let inferred = complete_by_rules(
+                    &mut cells,
+                    &samples,
+                    &may_be_veiled(&samples),
+                    &solver,
+                    &palette,
+                    MAX_ERROR,
+                );
                 if makeable(&solver, pattern, p, &palette) == 1 {
                     assert_eq!(inferred, vec![p], "{} {p}", mission.id());
                     assert_eq!(cells[p].label, Some(pattern[p]));
@@ -257,14 +270,26 @@ mod tests {
                 }
                 // Seen plainly, blue is too far from what the cell shows to be tried.
                 let (mut cells, samples) = read(&set, pattern, p, shown, 1.0);
-                let inferred =
-                    complete_by_rules(&mut cells, &samples, &solver, &palette, MAX_ERROR);
+                let inferred = complete_by_rules(
+                    &mut cells,
+                    &samples,
+                    &may_be_veiled(&samples),
+                    &solver,
+                    &palette,
+                    MAX_ERROR,
+                );
                 assert!(inferred.is_empty(), "{} {p}", mission.id());
                 // Under a veil over most of the cell, it is, and the rules choose it.
                 let (mut cells, mut samples) = read(&set, pattern, p, shown, 1.0);
                 samples[p].veiled = 0.8;
-                let inferred =
-                    complete_by_rules(&mut cells, &samples, &solver, &palette, MAX_ERROR);
+                let inferred = complete_by_rules(
+                    &mut cells,
+                    &samples,
+                    &may_be_veiled(&samples),
+                    &solver,
+                    &palette,
+                    MAX_ERROR,
+                );
                 assert_eq!(inferred, vec![p], "{} {p}", mission.id());
                 assert_eq!(cells[p].label, Some(blue));
                 tried += 1;
@@ -290,8 +315,14 @@ mod tests {
                         continue;
                     }
                     let (mut cells, samples) = read(&set, pattern, p, printed, 1.0);
-                    let inferred =
-                        complete_by_rules(&mut cells, &samples, &solver, &palette, MAX_ERROR);
+                    let inferred = complete_by_rules(
+                        &mut cells,
+                        &samples,
+                        &may_be_veiled(&samples),
+                        &solver,
+                        &palette,
+                        MAX_ERROR,
+                    );
                     assert!(inferred.is_empty(), "{} {p}: {k} overruled", mission.id());
                     tried += 1;
                 }
@@ -321,7 +352,14 @@ mod tests {
                 let (mut cells, mut samples) =
                     read(&set, pattern, p, Srgb::new(180, 198, 221), 0.98);
                 samples[p].srgb = Srgb::new(255, 254, 247);
-                complete_by_rules(&mut cells, &samples, &solver, &palette, MAX_ERROR);
+                complete_by_rules(
+                    &mut cells,
+                    &samples,
+                    &may_be_veiled(&samples),
+                    &solver,
+                    &palette,
+                    MAX_ERROR,
+                );
                 assert_ne!(cells[p].label, Some(sky), "{} {p}", mission.id());
                 tried += 1;
             }
@@ -340,6 +378,14 @@ mod tests {
         // Three doubtful cells: more than the rules try.
         cells[Pos::new(1, 1)].confidence = 0.9;
         cells[Pos::new(2, 2)].confidence = 0.9;
-        assert!(complete_by_rules(&mut cells, &samples, &solver, &palette, MAX_ERROR).is_empty());
+        assert!(complete_by_rules(
+            &mut cells,
+            &samples,
+            &may_be_veiled(&samples),
+            &solver,
+            &palette,
+            MAX_ERROR
+        )
+        .is_empty());
     }
 }

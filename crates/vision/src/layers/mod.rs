@@ -38,7 +38,7 @@ use crate::locate::{upright, Candidate, LocateParams, Locator};
 use crate::read::{glare_factor, look_upright, match_order, sample_grid, ReadOptions};
 use crate::rectify::{apply_homography, Quad};
 use crate::refine::{refine, Lookup, RefineParams};
-use crate::sample::{CellSample, SampleParams};
+use crate::sample::{may_be_veiled, CellSample, SampleParams};
 use crate::white_balance::WhiteBalance;
 
 pub use judge::{judge, judge_against_photo, Doubt, DoubtfulCell, JudgeOptions, Judgement};
@@ -219,10 +219,6 @@ pub struct IdentifiedMission {
     /// Clockwise quarter-turns that take the read grid to the mission's pattern.
     pub quarter_turns: Turn,
 }
-
-/// A cell with more than this fraction of its usable pixels under a glare veil may be a
-/// darker colour beneath it ([`CellSample::veiled`]).
-const MOSTLY_VEILED: f32 = 0.5;
 
 /// Why no stack (or mission card) could be read; each message says what to retake.
 #[derive(Clone, Debug, PartialEq, Error)]
@@ -577,17 +573,19 @@ impl LayersReader {
             .iter()
             .filter_map(|&k| self.printed(k).map(|c| (k, LinRgb::from_srgb(c))))
             .collect();
-        samples.map(|s| {
+        let veil = may_be_veiled(samples);
+        Grid::from_fn(samples.rows(), samples.cols(), |p| {
+            let s = &samples[p];
             let raw = LinRgb::from_srgb(s.srgb);
             let clipped = Clipped::of(raw);
             let r = classifier.classify_clipped(balance.apply(s.srgb), clipped);
             let mut confidence = r.confidence * glare_factor(s.coverage.clamp(0.0, 1.0));
-            // Under a veil over most of the cell a darker colour may lie beneath.
+            // Under a veil a darker colour may lie beneath.
             let rival = |l| {
                 let measured = Measured::new(balance.apply_linear(raw), clipped);
                 rival_under_veil(&measured, &printed, l)
             };
-            if s.veiled > MOSTLY_VEILED && r.label.is_some_and(rival) {
+            if veil[p] && r.label.is_some_and(rival) {
                 confidence = confidence.min(0.5);
             }
             Reading { confidence, ..r }
@@ -706,6 +704,7 @@ impl LayersReader {
         let inferred = complete::complete_by_rules(
             &mut cells,
             &e.samples,
+            &may_be_veiled(&e.samples),
             &self.solver,
             &palette,
             JudgeOptions::default().max_cell_error,
