@@ -368,6 +368,34 @@ mod tests {
     }
 
     #[test]
+    fn a_veil_may_reach_the_neighbours_of_a_veiled_or_clipped_cell() {
+        let clear = CellSample {
+            srgb: Srgb::new(120, 40, 160),
+            coverage: 1.0,
+            veiled: 0.0,
+        };
+        let mut samples = Grid::filled(4, 4, clear);
+        samples[Pos::new(1, 1)].veiled = 0.7;
+        samples[Pos::new(3, 3)].coverage = 0.9;
+        let veil = may_be_veiled(&samples);
+        let flagged: Vec<Pos> = veil.positions().filter(|&p| veil[p]).collect();
+        let mut expected: Vec<Pos> = (0..3)
+            .flat_map(|r| (0..3).map(move |c| Pos::new(r, c)))
+            .chain([
+                Pos::new(2, 2),
+                Pos::new(2, 3),
+                Pos::new(3, 2),
+                Pos::new(3, 3),
+            ])
+            .collect();
+        expected.sort();
+        expected.dedup();
+        let mut flagged = flagged;
+        flagged.sort();
+        assert_eq!(flagged, expected);
+    }
+
+    #[test]
     fn the_lit_side_of_a_shadow_edge_is_no_veil() {
         // A hard shadow over the left 60% of a lavender cell: the lit part is left out of
         // the sample, but its extra light is lavender, not white.
