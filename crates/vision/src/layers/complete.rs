@@ -17,7 +17,7 @@ use tablejudge_rules::{Grid, Key, Pos, Srgb};
 
 use crate::classify::{under_veil_delta_e, Reading};
 use crate::colour::{Clipped, Lab, LinRgb, Measured};
-use crate::sample::CellSample;
+use crate::sample::{may_be_veiled, CellSample};
 
 /// At most this many doubtful cells are filled in (every colouring of them is tried).
 const MAX_CELLS: usize = 2;
@@ -41,7 +41,6 @@ const WASHED_OUT: u8 = 235;
 pub(super) fn complete_by_rules(
     cells: &mut Grid<Reading>,
     samples: &Grid<CellSample>,
-    veil: &Grid<bool>,
     solver: &Solver,
     palette: &[(Key, Srgb)],
     max_error: f32,
@@ -63,6 +62,7 @@ pub(super) fn complete_by_rules(
     if others_error > max_error {
         return Vec::new();
     }
+    let veil = may_be_veiled(samples);
     let options: Vec<Vec<(Key, f32)>> = doubtful
         .iter()
         .map(|&p| weights(&cells[p], &samples[p], veil[p], palette))
@@ -164,7 +164,6 @@ mod tests {
     use super::*;
     use crate::layers::stack_keys;
     use crate::layers::tests::set;
-    use crate::sample::may_be_veiled;
 
     const MAX_ERROR: f32 = 0.002;
 
@@ -228,14 +227,8 @@ mod tests {
             let pattern = mission.pattern();
             for p in pattern.positions() {
                 let (mut cells, samples) = read(&set, pattern, p, washed, 0.3);
-                let inferred = complete_by_rules(
-                    &mut cells,
-                    &samples,
-                    &may_be_veiled(&samples),
-                    &solver,
-                    &palette,
-                    MAX_ERROR,
-                );
+                let inferred =
+                    complete_by_rules(&mut cells, &samples, &solver, &palette, MAX_ERROR);
                 if makeable(&solver, pattern, p, &palette) == 1 {
                     assert_eq!(inferred, vec![p], "{} {p}", mission.id());
                     assert_eq!(cells[p].label, Some(pattern[p]));
@@ -270,26 +263,14 @@ mod tests {
                 }
                 // Seen plainly, blue is too far from what the cell shows to be tried.
                 let (mut cells, samples) = read(&set, pattern, p, shown, 1.0);
-                let inferred = complete_by_rules(
-                    &mut cells,
-                    &samples,
-                    &may_be_veiled(&samples),
-                    &solver,
-                    &palette,
-                    MAX_ERROR,
-                );
+                let inferred =
+                    complete_by_rules(&mut cells, &samples, &solver, &palette, MAX_ERROR);
                 assert!(inferred.is_empty(), "{} {p}", mission.id());
                 // Under a veil over most of the cell, it is, and the rules choose it.
                 let (mut cells, mut samples) = read(&set, pattern, p, shown, 1.0);
                 samples[p].veiled = 0.8;
-                let inferred = complete_by_rules(
-                    &mut cells,
-                    &samples,
-                    &may_be_veiled(&samples),
-                    &solver,
-                    &palette,
-                    MAX_ERROR,
-                );
+                let inferred =
+                    complete_by_rules(&mut cells, &samples, &solver, &palette, MAX_ERROR);
                 assert_eq!(inferred, vec![p], "{} {p}", mission.id());
                 assert_eq!(cells[p].label, Some(blue));
                 tried += 1;
@@ -315,14 +296,8 @@ mod tests {
                         continue;
                     }
                     let (mut cells, samples) = read(&set, pattern, p, printed, 1.0);
-                    let inferred = complete_by_rules(
-                        &mut cells,
-                        &samples,
-                        &may_be_veiled(&samples),
-                        &solver,
-                        &palette,
-                        MAX_ERROR,
-                    );
+                    let inferred =
+                        complete_by_rules(&mut cells, &samples, &solver, &palette, MAX_ERROR);
                     assert!(inferred.is_empty(), "{} {p}: {k} overruled", mission.id());
                     tried += 1;
                 }
@@ -352,14 +327,7 @@ mod tests {
                 let (mut cells, mut samples) =
                     read(&set, pattern, p, Srgb::new(180, 198, 221), 0.98);
                 samples[p].srgb = Srgb::new(255, 254, 247);
-                complete_by_rules(
-                    &mut cells,
-                    &samples,
-                    &may_be_veiled(&samples),
-                    &solver,
-                    &palette,
-                    MAX_ERROR,
-                );
+                complete_by_rules(&mut cells, &samples, &solver, &palette, MAX_ERROR);
                 assert_ne!(cells[p].label, Some(sky), "{} {p}", mission.id());
                 tried += 1;
             }
@@ -378,14 +346,6 @@ mod tests {
         // Three doubtful cells: more than the rules try.
         cells[Pos::new(1, 1)].confidence = 0.9;
         cells[Pos::new(2, 2)].confidence = 0.9;
-        assert!(complete_by_rules(
-            &mut cells,
-            &samples,
-            &may_be_veiled(&samples),
-            &solver,
-            &palette,
-            MAX_ERROR
-        )
-        .is_empty());
+        assert!(complete_by_rules(&mut cells, &samples, &solver, &palette, MAX_ERROR).is_empty());
     }
 }

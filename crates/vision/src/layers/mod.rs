@@ -704,7 +704,6 @@ impl LayersReader {
         let inferred = complete::complete_by_rules(
             &mut cells,
             &e.samples,
-            &may_be_veiled(&e.samples),
             &self.solver,
             &palette,
             JudgeOptions::default().max_cell_error,
