@@ -24,7 +24,9 @@ use opencv::imgproc;
 use opencv::prelude::*;
 
 use crate::error::VisionError;
-use crate::geom::{centre, dist, homography_4, inside, map_quad, rect, signed_area, turn};
+use crate::geom::{
+    centre, convex_hull, dist, homography_4, inside, map_quad, rect, signed_area, turn,
+};
 use crate::lattice::{lattice_blocks, Blob};
 use crate::mat::rgb_view;
 use crate::rectify::Quad;
@@ -136,6 +138,8 @@ pub struct Locator {
     contours: Vector<Vector<Point>>,
     approx: Vector<Point>,
     hull: Vector<Point>,
+    points: Vec<[i32; 2]>,
+    hull_points: Vec<[i32; 2]>,
 }
 
 struct Hyp {
@@ -358,7 +362,11 @@ impl Locator {
     /// own hull, so nothing is lost by skipping the contour itself.)
     fn quad_of(&mut self, contour: &Vector<Point>) -> Result<Option<Quad>, VisionError> {
         let cv = VisionError::opencv;
-        imgproc::convex_hull_def(contour, &mut self.hull).map_err(cv("convex_hull"))?;
+        self.points.clear();
+        self.points
+            .extend(contour.as_slice().iter().map(|p| [p.x, p.y]));
+        convex_hull(&self.points, &mut self.hull_points);
+        self.hull = Vector::from_iter(self.hull_points.iter().map(|&[x, y]| Point::new(x, y)));
         let peri = imgproc::arc_length(&self.hull, true).map_err(cv("arc_length"))?;
         for eps in [0.02, 0.04] {
             imgproc::approx_poly_dp(&self.hull, &mut self.approx, eps * peri, true)
