@@ -207,6 +207,13 @@ impl Margin {
         let side = (0..4)
             .max_by(|&a, &b| out[a].total_cmp(&out[b]))
             .unwrap_or(0);
+        let (column, depth) = self.lattice_on(p, side);
+        (side, column, depth)
+    }
+
+    /// Where a grid-plane point lies in the lattice of a given side: `(column, depth)`.
+    fn lattice_on(&self, p: [f32; 2], side: usize) -> (f32, f32) {
+        let out = self.outward(p);
         let (len, along) = match side {
             0 => (self.cols, p[0]),
             1 => (self.rows, p[1]),
@@ -216,7 +223,19 @@ impl Margin {
         let n = len * PER_CELL as f32;
         let column = along / len * n - 0.5;
         let depth = (out[side] - GAP) / REACH * DEPTHS as f32 - 0.5;
-        (side, column, depth)
+        (column, depth)
+    }
+
+    /// Whether grid-plane point `p` lies on the card with at least one more card sample
+    /// between it and the table, on every side it lies beyond the frame. (`edges` give each
+    /// side's first sample past the card.)
+    fn well_inside(&self, p: [f32; 2], edges: &[Line; 4]) -> bool {
+        let out = self.outward(p);
+        (0..4).filter(|&s| out[s] > 0.0).all(|s| {
+            let (column, depth) = self.lattice_on(p, s);
+            let last = self.columns(s).saturating_sub(1) as f32;
+            depth < edges[s].at(column.round().clamp(0.0, last) as usize) - 1.5
+        })
     }
 }
 
@@ -250,6 +269,10 @@ struct Island {
     /// How far its farthest sample lies from the frame, cells: small for the stack's side
     /// walls and shadow, which hug the frame even where they turn a corner.
     reach: f32,
+    /// Every sample lies on the card, card between it and the card's edges: a printed number
+    /// lies wholly on its card, while a tablecloth motif that a card's (rounded) corner cuts
+    /// reaches the edge.
+    on_card: bool,
 }
 
 impl Island {
@@ -262,6 +285,7 @@ impl Island {
         open: false,
         at_frame: false,
         reach: 0.0,
+        on_card: true,
     };
 
     fn colour(&self) -> Lab {
@@ -294,6 +318,7 @@ impl Island {
             open: self.open || o.open,
             at_frame: self.at_frame || o.at_frame,
             reach: self.reach.max(o.reach),
+            on_card: self.on_card && o.on_card,
         }
     }
 
@@ -361,7 +386,9 @@ fn score_margin(m: &Margin) -> GlyphEvidence {
             ];
             island.min = [island.min[0].min(x), island.min[1].min(y)];
             island.max = [island.max[0].max(x), island.max[1].max(y)];
-            let out = m.outward(m.point(x as f32, y as f32));
+            let p = m.point(x as f32, y as f32);
+            island.on_card &= m.well_inside(p, &edges);
+            let out = m.outward(p);
             let beyond = |a: f32, b: f32| a.max(b).max(0.0);
             island.reach = island
                 .reach
@@ -410,7 +437,7 @@ fn score_margin(m: &Margin) -> GlyphEvidence {
             let (side, column, depth) = m.lattice(centre);
             let n = sides[side].len();
             let column = column.round().clamp(0.0, n.saturating_sub(1) as f32) as usize;
-            depth < edges[side].at(column) - 1.0
+            g.on_card && depth < edges[side].at(column) - 1.0
         })
         .copied()
         .collect();
@@ -821,6 +848,44 @@ mod tests {
         draw_polygon_mut(&mut img, &card, CARD);
         grid(&mut img);
         assert_eq!(score(&img).score, 0.0);
+    }
+
+    #[test]
+    fn a_check_of_the_cloth_past_a_rounded_card_corner_is_not_a_number() {
+        // A light grey cloth with a dark check lying under the card's bottom-right corner.
+        // The card's edges are straight lines 0.6 (right) and 0.4 (bottom) cells past the
+        // frame, but its corner is rounded (a radius of one cell), so the check shows inside
+        // both lines: its middle lies on the card side of both, its far end at the edges.
+        let cloth = Rgb([205, 205, 210]);
+        let mut img = RgbImage::from_pixel(600, 600, cloth);
+        let (right, bottom, radius) = (4.0 + FW + 0.6, 4.0 + FW + 0.4, 1.0);
+        block(&mut img, -FW - 1.2, -FW - 1.2, right, bottom, CARD);
+        let centre = [right - radius, bottom - radius];
+        for y in px(centre[1])..px(bottom) {
+            for x in px(centre[0])..px(right) {
+                let cell = |v: i32| (v as f32 - 200.0) / CELL;
+                let (u, v) = (cell(x) - centre[0], cell(y) - centre[1]);
+                if u.hypot(v) > radius {
+                    let check = cell(x) >= 4.2 && cell(y) >= 4.0;
+                    img.put_pixel(x as u32, y as u32, if check { INK } else { cloth });
+                }
+            }
+        }
+        grid(&mut img);
+        let e = score(&img);
+        assert_eq!(e.score, 0.0, "{e:?}");
+        // The same check printed wholly on the card, away from its edges, is a number.
+        let mut img = on_card(cloth);
+        grid(&mut img);
+        block(
+            &mut img,
+            4.0 + FW + 0.3,
+            4.0 + FW + 0.3,
+            4.0 + FW + 0.7,
+            4.0 + FW + 0.7,
+            INK,
+        );
+        assert_eq!(score(&img).score, 1.0, "{:?}", score(&img));
     }
 
     /// A cloth just like the card, with a purple motif every 1.2 cells, under a card with a
