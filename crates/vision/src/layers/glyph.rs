@@ -4,13 +4,15 @@
 //! The margin around the frame is resampled in the grid's own plane (a homography of the
 //! card's plane). *Body* is the material right outside the frame on each side (the card);
 //! everything far from it is *ink*. A printed number is one compact island of ink **enclosed
-//! by card**: it touches neither the frame nor the far end of the margin, and it lies nearer
-//! the frame than the card's edge. So
+//! by card**: it touches neither the frame nor the far end of the margin, and it lies wholly
+//! on the card, with card between it and the card's edges. So
 //!
 //! - the table seen past a card's edge or corner (a stack lying askew near its card's edge)
 //!   reaches the end of the margin and is no number, whatever its shape;
 //! - a tablecloth motif beyond the card's edge is no number even when the cloth looks like
 //!   the card: the edge is found as the straight line along which the margin changes colour;
+//!   and a motif showing past a card's rounded corner, inside both edges' lines, still
+//!   reaches the edge there;
 //! - a motif repeated around the grid (checks or flowers on a cloth that looks like the card:
 //!   three or more islands alike in colour, size and shape) is a pattern, and none of its
 //!   islands is a number; a number is one of a kind, so it still stands out among them;
