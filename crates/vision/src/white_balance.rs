@@ -96,6 +96,30 @@ impl WhiteBalance {
         Ok(WhiteBalance { gains })
     }
 
+    /// This correction, fitted to references of which the brightest, `measured` (printed as
+    /// `printed`), may be clipped. In a clipped channel this correction comes from the darker
+    /// references alone, and flare only adds light to them, so it is a lower bound on the
+    /// gain; the clipped reference gives an upper bound (its true value is at least the
+    /// measured one). There `fallback`'s gain is taken, held within the two bounds.
+    pub fn past_clipped_reference(
+        self,
+        measured: Srgb,
+        printed: Srgb,
+        fallback: &WhiteBalance,
+    ) -> WhiteBalance {
+        let (m, e) = (LinRgb::from_srgb(measured), LinRgb::from_srgb(printed));
+        let clipped = Clipped::of(m).0;
+        let gains = std::array::from_fn(|c| {
+            if clipped[c] {
+                let upper = e.to_array()[c] / m.to_array()[c];
+                fallback.gains[c].clamp(self.gains[c].min(upper), upper)
+            } else {
+                self.gains[c]
+            }
+        });
+        WhiteBalance { gains }
+    }
+
     /// Fits the gains when every measured colour is assumed to be one of `palette`, without
     /// knowing which.
     ///
@@ -392,6 +416,37 @@ mod tests {
             assert_eq!(r.label, Some(k), "{k}: measured {m}, {r:?}");
             assert!(r.confidence > 0.95, "{k}: {r:?}");
         }
+    }
+
+    #[test]
+    fn a_clipped_card_bounds_the_gain_between_the_frame_and_itself() {
+        // A white card clipped in red and green, a dark frame brightened by flare: the fit to
+        // both takes red and green from the frame alone (a lower bound on the gain) and blue
+        // from the card.
+        let (frame_seen, frame) = (Srgb::new(60, 58, 60), Srgb::new(43, 43, 48));
+        let (card_seen, card) = (Srgb::new(250, 246, 228), Srgb::new(242, 239, 230));
+        let refs = WhiteBalance::from_references(&[(frame_seen, frame), (card_seen, card)])
+            .expect("usable references");
+        let lin = |c: Srgb| LinRgb::from_srgb(c).to_array();
+        let upper = [0, 1].map(|c| lin(card)[c] / lin(card_seen)[c]);
+        let lower = [0, 1].map(|c| lin(frame)[c] / lin(frame_seen)[c]);
+        assert!(
+            (refs.gains[0] - lower[0]).abs() < 1e-4,
+            "{refs:?} {lower:?}"
+        );
+        let mid = [0, 1].map(|c| (lower[c] + upper[c]) / 2.0);
+        let fallback = |r: f32, g: f32| WhiteBalance { gains: [r, g, 5.0] };
+        // Within the bounds the fallback is taken; outside them, the nearer bound.
+        let b = refs.past_clipped_reference(card_seen, card, &fallback(mid[0], mid[1]));
+        assert_eq!(b.gains, [mid[0], mid[1], refs.gains[2]]);
+        let b = refs.past_clipped_reference(card_seen, card, &fallback(0.01, 10.0));
+        assert_eq!(b.gains, [refs.gains[0], upper[1], refs.gains[2]]);
+        // An unclipped card leaves the fit as it was.
+        let dim = Srgb::new(200, 198, 190);
+        assert_eq!(
+            refs.past_clipped_reference(dim, card, &fallback(0.01, 10.0)),
+            refs
+        );
     }
 
     #[test]

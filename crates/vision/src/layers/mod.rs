@@ -481,9 +481,12 @@ impl LayersReader {
         // The surround just outside the frame: card colour on every side for a stack.
         let near = ring(&look, &ideal, rows, cols, fw + 0.08, fw + 0.3, 3);
         let surround = median(near.iter().flatten());
-        // With the frame and the surround as references (the stack hypothesis).
+        // With the frame and the surround as references (the stack hypothesis). Where the card
+        // is clipped only the dark frame would remain, and flare on it bends the gain.
         let by_refs = surround.and_then(|s| {
-            WhiteBalance::from_references(&[(frame, frame_printed), (s, card_printed)]).ok()
+            WhiteBalance::from_references(&[(frame, frame_printed), (s, card_printed)])
+                .ok()
+                .map(|b| b.past_clipped_reference(s, card_printed, &by_palette))
         });
         found.frame_card_ratio = surround.map_or(f32::INFINITY, |s| {
             cells::frame_card_ratio(frame, s, frame_printed, card_printed)
