@@ -12,7 +12,8 @@
 //! - a tablecloth motif beyond the card's edge is no number even when the cloth looks like
 //!   the card: the edge is found as the straight line along which the margin changes colour;
 //!   and a motif showing past a card's rounded corner, inside both edges' lines, still
-//!   reaches the edge there;
+//!   reaches the edge there; a white card on a white cloth shows its edge only where it cuts
+//!   the cloth's motifs, as the straight line at which they begin;
 //! - a motif repeated around the grid (checks or flowers on a cloth that looks like the card:
 //!   three or more islands alike in colour, size and shape) is a pattern, and none of its
 //!   islands is a number; a number is one of a kind, so it still stands out among them;
@@ -346,7 +347,16 @@ fn score_margin(m: &Margin) -> GlyphEvidence {
             })
         })
     });
-    let edges = card_edges(&steps);
+    let mut edges = card_edges(&steps);
+    // Where a white card lies on a white cloth, its edge shows only where it cuts the cloth's
+    // motifs.
+    for (s, edge) in edges.iter_mut().enumerate() {
+        if *edge == Line::BEYOND {
+            if let Some(body) = bodies[s] {
+                *edge = cut_edge(&sides[s], body).unwrap_or(Line::BEYOND);
+            }
+        }
+    }
     // ΔE₀₀ of each seen sample to the body of the side(s) it lies beside.
     let mut mask = GrayImage::new(m.width as u32, m.height as u32);
     let mut ink = vec![false; m.samples.len()];
@@ -605,6 +615,52 @@ impl SideSteps {
     fn clear(&self, change: f32) -> bool {
         change >= 2.0 * self.typical + 3.0
     }
+}
+
+/// A card's edge seen only where it cuts a tablecloth's motifs (a white card on a white
+/// cloth): the straight line at which ink begins, after card, in columns spread along more
+/// of the side than any number spans, with no more ink on its near side than a number. Returns
+/// the line through the first samples past the card.
+fn cut_edge(labs: &[[Option<Lab>; DEPTHS]], body: Lab) -> Option<Line> {
+    let is_body = |x: &Option<Lab>| x.is_some_and(|x| x.delta_e(body) <= BODY_DE);
+    let is_ink = |x: &Option<Lab>| x.is_some_and(|x| x.delta_e(body) > BODY_DE);
+    // Per column, the first depth past the frame's own dark rim (a shadow, a lower layer) at
+    // which ink follows card.
+    let starts: Vec<Option<usize>> = labs
+        .iter()
+        .map(|col| (2..DEPTHS).find(|&d| is_ink(&col[d]) && is_body(&col[d - 1])))
+        .collect();
+    let n = starts.len();
+    let min_span = ((MAX_EXTENT + 0.5) * PER_CELL as f32).ceil() as usize;
+    // On the near side, no more ink than a number printed on the card.
+    let max_near = (MAX_EXTENT * PER_CELL as f32) as usize;
+    if n <= min_span {
+        return None;
+    }
+    let mut best: Option<(Line, usize)> = None;
+    for k in -(EDGE_SLOPES as i32)..=EDGE_SLOPES as i32 {
+        let b = k as f32 * EDGE_SLOPE_STEP;
+        for a in 2..DEPTHS {
+            let line = Line { a: a as f32, b };
+            let depth_at = |col: usize| line.at(col).round();
+            let on: Vec<usize> = (0..n)
+                .filter(|&c| starts[c].is_some_and(|d| d as f32 == depth_at(c)))
+                .collect();
+            let near = (0..n)
+                .filter(|&c| starts[c].is_some_and(|d| (d as f32) < depth_at(c)))
+                .count();
+            let span = on.last().zip(on.first()).map_or(0, |(l, f)| l - f);
+            // Several columns (not one motif's corner), spread along more than a number.
+            if on.len() >= 6
+                && span >= min_span
+                && near <= max_near
+                && best.is_none_or(|(_, m)| on.len() > m)
+            {
+                best = Some((line, on.len()));
+            }
+        }
+    }
+    best.map(|(line, _)| line)
 }
 
 /// Slopes of the card's edges tried, in depth samples per column: the card may be turned by
@@ -888,6 +944,30 @@ mod tests {
             INK,
         );
         assert_eq!(score(&img).score, 1.0, "{:?}", score(&img));
+    }
+
+    /// A white card on a white cloth, its right edge `right` cells past the cell area, with
+    /// three orange blobs of the cloth cut by that edge (the only place it shows).
+    fn white_on_white(right: f32) -> RgbImage {
+        let orange = Rgb([235, 120, 40]);
+        let mut img = RgbImage::from_pixel(600, 600, CARD);
+        for (y0, y1, width) in [(0.2, 0.7, 0.5), (1.6, 2.5, 0.9), (3.3, 3.7, 0.4)] {
+            block(&mut img, right - 0.3, y0, right + width, y1, orange);
+        }
+        block(&mut img, -FW - 0.5, -FW - 0.5, right, 4.0 + FW + 0.5, CARD);
+        grid(&mut img);
+        img
+    }
+
+    #[test]
+    fn the_cloth_cut_by_a_white_card_on_a_white_cloth_is_not_a_number() {
+        let e = score(&white_on_white(4.0 + FW + 0.6));
+        assert_eq!(e.score, 0.0, "{e:?}");
+        // A number printed on such a card is still one.
+        let mut img = white_on_white(4.0 + FW + 1.3);
+        number_one(&mut img);
+        let e = score(&img);
+        assert_eq!(e.score, 1.0, "{e:?}");
     }
 
     /// A cloth just like the card, with a purple motif every 1.2 cells, under a card with a
