@@ -742,6 +742,17 @@ impl LayersReader {
             return;
         };
         let other = self.classify(classifier, &e.samples, &fit.balance);
+        // A palette fit to a few distinct colours can lock onto an absurd cast (salmon and
+        // green read as holes): an alternative that explains the cells worse than the
+        // references do and shows no stack of the set is no witness against them.
+        let possible = self
+            .solver
+            .min_layers(&other.map(|r| r.label.unwrap_or(self.set.card())))
+            .is_some();
+        if !possible && self.misfit(&e.samples, &fit.balance) > self.misfit(&e.samples, &e.balance)
+        {
+            return;
+        }
         for (p, r) in other.iter() {
             if r.label != cells[p].label {
                 cells[p].confidence = cells[p].confidence.min(0.5);
