@@ -211,15 +211,22 @@ const VEIL_STEPS: usize = 32;
 const VEIL_MARGIN: f32 = 2.0;
 
 /// Whether a colour other than `label`, under a glare veil, explains the measured cell
-/// clearly better than `label` does (by [`VEIL_MARGIN`]).
+/// clearly better than `label` does (by [`VEIL_MARGIN`]); for a `washed`-out cell (clipped
+/// brighter than the card around it), about as well (within [`VEIL_TIE`]).
 ///
-/// A veil adds the lamp's light, neutral after the white balance, to every channel (the
-/// dichromatic reflection model), so a violet under one can look pink and a blue sky blue.
+/// A veil adds the lamp's light to every channel (the dichromatic reflection model), so a
+/// violet under one can look pink and a blue sky blue; the lamp's colour is near neutral
+/// after the white balance, but need not be exactly neutral ([`VEIL_TINTS`]).
 /// Each printed colour (white-balanced linear) is compared, clipped channels as bounds, with
 /// the measurement as that colour plus the veil that fits best, up to the measurement's
 /// smallest channel. Only for cells that show a veil: without one, the lighter colour is
 /// simply what is printed.
-pub(crate) fn rival_under_veil(measured: &Measured, printed: &[(Key, LinRgb)], label: Key) -> bool {
+pub(crate) fn rival_under_veil(
+    measured: &Measured,
+    printed: &[(Key, LinRgb)],
+    label: Key,
+    washed: bool,
+) -> bool {
     let fits: Vec<(Key, f32)> = printed
         .iter()
         .map(|&(k, p)| (k, under_veil_delta_e(measured, p)))
@@ -227,28 +234,43 @@ pub(crate) fn rival_under_veil(measured: &Measured, printed: &[(Key, LinRgb)], l
     let Some(&(_, own)) = fits.iter().find(|(k, _)| *k == label) else {
         return false;
     };
-    fits.iter()
-        .any(|&(k, d)| k != label && d < own - VEIL_MARGIN)
+    // Washed out, the cell shows almost nothing of what lies beneath: a colour that fits
+    // about as well under the veil is rival enough.
+    let margin = if washed { -VEIL_TIE } else { VEIL_MARGIN };
+    fits.iter().any(|&(k, d)| k != label && d < own - margin)
 }
+
+/// Within this ΔE₀₀ of the label's fit, a colour beneath the veil of a washed-out cell is a
+/// rival.
+const VEIL_TIE: f32 = 1.0;
 
 /// ΔE₀₀ from `measured` to `printed` (white-balanced linear) under the neutral veil that
 /// fits best, from none up to the measurement's smallest channel (see
 /// [`rival_under_veil`]).
 pub(crate) fn under_veil_delta_e(measured: &Measured, printed: LinRgb) -> f32 {
-    let most = measured
-        .corrected()
-        .to_array()
-        .into_iter()
-        .fold(f32::INFINITY, f32::min)
-        .max(0.0);
-    (0..=VEIL_STEPS)
-        .map(|i| {
-            let v = most * i as f32 / VEIL_STEPS as f32;
-            let under = LinRgb::from_array(printed.to_array().map(|c| c + v));
-            measured.delta_e(under, Lab::from_linear(under))
+    let seen = measured.corrected().to_array();
+    VEIL_TINTS
+        .iter()
+        .flat_map(|&t| {
+            let tint = [(-t).exp(), 1.0, t.exp()];
+            let most = (0..3)
+                .map(|c| seen[c] / tint[c])
+                .fold(f32::INFINITY, f32::min)
+                .max(0.0);
+            (0..=VEIL_STEPS).map(move |i| {
+                let v = most * i as f32 / VEIL_STEPS as f32;
+                let p = printed.to_array();
+                LinRgb::from_array(std::array::from_fn(|c| p[c] + v * tint[c]))
+            })
         })
+        .map(|under| measured.delta_e(under, Lab::from_linear(under)))
         .fold(f32::INFINITY, f32::min)
 }
+
+/// Colours of the veil tried, as log blue/red tilts of neutral: the lamp that makes the glare
+/// need not be the light the white balance corrected for (a cool window over a warm room, a
+/// warm lamp in daylight), so its glare may be bluish or orange after the balance.
+const VEIL_TINTS: [f32; 5] = [-0.5, -0.25, 0.0, 0.25, 0.5];
 
 #[cfg(test)]
 pub(crate) mod tests {
@@ -496,26 +518,93 @@ pub(crate) mod tests {
         assert!(rival_under_veil(
             &veiled("#2160b7", 0.25),
             &printed,
-            key('c')
+            key('c'),
+            false,
         ));
         // Sky blue itself, with or without a light veil, has no darker rival.
-        assert!(!rival_under_veil(&plain("#8dbcdf"), &printed, key('c')));
+        assert!(!rival_under_veil(
+            &plain("#8dbcdf"),
+            &printed,
+            key('c'),
+            false,
+        ));
         assert!(!rival_under_veil(
             &veiled("#8dbcdf", 0.03),
             &printed,
-            key('c')
+            key('c'),
+            false,
         ));
         // Violet under a veil taken for pink; pink as printed is pink.
         assert!(rival_under_veil(
             &veiled("#9327b0", 0.3),
             &printed,
-            key('p')
+            key('p'),
+            false,
         ));
-        assert!(!rival_under_veil(&plain("#e084df"), &printed, key('p')));
+        assert!(!rival_under_veil(
+            &plain("#e084df"),
+            &printed,
+            key('p'),
+            false,
+        ));
         // Red under a veil strong enough to clip its red channel, taken for salmon.
         let clipped = veiled("#b51e2d", 0.45);
         assert!(Clipped::of(clipped.corrected()).0[0], "{clipped:?}");
-        assert!(rival_under_veil(&clipped, &printed, key('s')));
-        assert!(!rival_under_veil(&plain("#e18264"), &printed, key('s')));
+        assert!(rival_under_veil(&clipped, &printed, key('s'), false));
+        assert!(!rival_under_veil(
+            &plain("#e18264"),
+            &printed,
+            key('s'),
+            false,
+        ));
+    }
+
+    #[test]
+    fn a_veil_may_be_tinted_and_a_washed_out_cell_hides_its_colour() {
+        let hex = |h: &str| h.parse::<Srgb>().expect("a colour");
+        let printed: Vec<(Key, LinRgb)> = [
+            ('b', "#2160b7"),
+            ('c', "#8dbcdf"),
+            ('r', "#b51e2d"),
+            ('w', "#f2efe6"),
+        ]
+        .map(|(k, h)| (Key::new(k).expect("a key"), LinRgb::from_srgb(hex(h))))
+        .to_vec();
+        let key = |k| Key::new(k).expect("a key");
+        let lin = |h: &str| LinRgb::from_srgb(hex(h)).to_array();
+        let seen = |c: [f32; 3]| {
+            let c = LinRgb::from_array(c);
+            Measured::new(c, Clipped::of(c))
+        };
+        // A lamp cooler than the light the balance corrected for: a bluish veil over blue
+        // reads sky blue, and blue beneath it is a rival.
+        let tint = [0.8, 1.0, 1.25];
+        let under = |h: &str, v: f32| {
+            let p = lin(h);
+            seen(std::array::from_fn(|c| p[c] + v * tint[c]))
+        };
+        assert!(rival_under_veil(
+            &under("#2160b7", 0.3),
+            &printed,
+            key('c'),
+            false
+        ));
+        // Red under that veil is red beneath it, which no neutral veil could explain.
+        let beneath = LinRgb::from_array(lin("#b51e2d"));
+        assert!(under_veil_delta_e(&under("#b51e2d", 0.4), beneath) < 1.0);
+        // Red washed out by glare (every channel clipped) reads as the card; a colour that
+        // fits as well beneath the veil makes it doubtful, but only when it is washed out
+        // past the card around it.
+        let red = lin("#b51e2d");
+        let washed = seen(red.map(|c| (c + 0.9).min(1.0)));
+        assert!(rival_under_veil(&washed, &printed, key('w'), true));
+        assert!(!rival_under_veil(&washed, &printed, key('w'), false));
+        // The card itself, plainly seen, has no rival.
+        assert!(!rival_under_veil(
+            &seen(lin("#f2efe6")),
+            &printed,
+            key('w'),
+            true
+        ));
     }
 }

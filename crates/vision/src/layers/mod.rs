@@ -336,6 +336,10 @@ pub struct LayersReader {
 }
 
 /// One examined candidate.
+/// A cell brighter than the card around the grid by more than this factor (linear, in a
+/// channel neither clips) cannot be a hole showing that card: light was added to it.
+const WASHED_PAST_CARD: f32 = 1.05;
+
 struct Examined {
     found: FoundGrid,
     /// Refined ideal corners, upright.
@@ -343,6 +347,8 @@ struct Examined {
     samples: Grid<CellSample>,
     /// White balance from frame ring + surround (when the surround is card) or frame + cells.
     balance: WhiteBalance,
+    /// The surround as photographed (median), the player card's colour for a stack.
+    surround: Option<Srgb>,
 }
 
 impl LayersReader {
@@ -407,6 +413,7 @@ impl LayersReader {
                         },
                     ),
                     balance: WhiteBalance::IDENTITY,
+                    surround: None,
                 }));
                 continue;
             }
@@ -534,6 +541,7 @@ impl LayersReader {
             ideal,
             samples,
             balance,
+            surround,
         })
     }
 
@@ -564,12 +572,14 @@ impl LayersReader {
         d.get(3 * d.len() / 4).copied().unwrap_or(f32::INFINITY)
     }
 
-    /// Classifies sampled cells under `balance`.
+    /// Classifies sampled cells under `balance`; `surround` is the card around them as
+    /// photographed.
     fn classify(
         &self,
         classifier: &Classifier,
         samples: &Grid<CellSample>,
         balance: &WhiteBalance,
+        surround: Option<Srgb>,
     ) -> Grid<Reading> {
         let printed: Vec<(Key, LinRgb)> = self
             .keys
@@ -577,6 +587,9 @@ impl LayersReader {
             .filter_map(|&k| self.printed(k).map(|c| (k, LinRgb::from_srgb(c))))
             .collect();
         let veil = may_be_veiled(samples);
+        let card_lin = surround.map_or([f32::INFINITY; 3], |c| LinRgb::from_srgb(c).to_array());
+        let card_clipped =
+            surround.map_or(Clipped([false; 3]), |c| Clipped::of(LinRgb::from_srgb(c)));
         Grid::from_fn(samples.rows(), samples.cols(), |p| {
             let s = &samples[p];
             let raw = LinRgb::from_srgb(s.srgb);
@@ -584,9 +597,17 @@ impl LayersReader {
             let r = classifier.classify_clipped(balance.apply(s.srgb), clipped);
             let mut confidence = r.confidence * glare_factor(s.coverage.clamp(0.0, 1.0));
             // Under a veil a darker colour may lie beneath.
+            // Washed out: two or more channels clipped, and brighter than the card around the
+            // grid in some channel (a hole clips just like its card, and is no brighter).
+            let brighter = |c: usize| match (clipped.0[c], card_clipped.0[c]) {
+                (true, card) => !card,
+                (false, false) => raw.to_array()[c] > WASHED_PAST_CARD * card_lin[c],
+                (false, true) => false,
+            };
+            let washed = clipped.0.iter().filter(|&&c| c).count() >= 2 && (0..3).any(brighter);
             let rival = |l| {
                 let measured = Measured::new(balance.apply_linear(raw), clipped);
-                rival_under_veil(&measured, &printed, l)
+                rival_under_veil(&measured, &printed, l, washed)
             };
             if veil[p] && r.label.is_some_and(rival) {
                 confidence = confidence.min(0.5);
@@ -682,7 +703,7 @@ impl LayersReader {
         options: &LayersReadOptions,
     ) -> Result<LayersReading, LayersError> {
         let classifier = self.classifier(options)?;
-        let mut cells = self.classify(&classifier, &e.samples, &e.balance);
+        let mut cells = self.classify(&classifier, &e.samples, &e.balance, e.surround);
         self.doubt_where_normalisations_disagree(&classifier, e, &mut cells);
         let keys = cells.map(|r| r.label.unwrap_or(self.set.card()));
         if self.solver.min_layers(&keys).is_none() {
@@ -741,7 +762,7 @@ impl LayersReader {
         let Ok(fit) = WhiteBalance::from_palette(&measured, &printed) else {
             return;
         };
-        let other = self.classify(classifier, &e.samples, &fit.balance);
+        let other = self.classify(classifier, &e.samples, &fit.balance, e.surround);
         // A palette fit to a few distinct colours can lock onto an absurd cast (salmon and
         // green read as holes): an alternative that explains the cells worse than the
         // references do and shows no stack of the set is no witness against them.
@@ -768,7 +789,7 @@ impl LayersReader {
         options: &LayersReadOptions,
     ) -> Result<MissionReading, LayersError> {
         let classifier = self.classifier(options)?;
-        let cells = self.classify(&classifier, &e.samples, &balance);
+        let cells = self.classify(&classifier, &e.samples, &balance, e.surround);
         let keys = cells.map(|r| r.label.unwrap_or(self.set.card()));
         let sure = cells
             .cells()
