@@ -220,11 +220,6 @@ impl Measured {
         self.corrected
     }
 
-    /// The channels the camera clipped.
-    pub fn clipped(&self) -> Clipped {
-        self.clipped
-    }
-
     /// The Lab colour `printed` would have been measured as (see [`Clipped::explain`]).
     pub fn lab_for(&self, printed: LinRgb) -> Lab {
         if self.clipped.any() {
