@@ -335,11 +335,11 @@ pub struct LayersReader {
     keys: Vec<Key>,
 }
 
-/// One examined candidate.
 /// A cell brighter than the card around the grid by more than this factor (linear, in a
 /// channel neither clips) cannot be a hole showing that card: light was added to it.
 const WASHED_PAST_CARD: f32 = 1.05;
 
+/// One examined candidate.
 struct Examined {
     found: FoundGrid,
     /// Refined ideal corners, upright.
@@ -596,7 +596,6 @@ impl LayersReader {
             let clipped = Clipped::of(raw);
             let r = classifier.classify_clipped(balance.apply(s.srgb), clipped);
             let mut confidence = r.confidence * glare_factor(s.coverage.clamp(0.0, 1.0));
-            // Under a veil a darker colour may lie beneath.
             // Washed out: two or more channels clipped, and brighter than the card around the
             // grid in some channel (a hole clips just like its card, and is no brighter).
             let brighter = |c: usize| match (clipped.0[c], card_clipped.0[c]) {
@@ -605,6 +604,7 @@ impl LayersReader {
                 (false, true) => false,
             };
             let washed = clipped.0.iter().filter(|&&c| c).count() >= 2 && (0..3).any(brighter);
+            // Under a veil a darker colour may lie beneath.
             let rival = |l| {
                 let measured = Measured::new(balance.apply_linear(raw), clipped);
                 rival_under_veil(&measured, &printed, l, washed)
@@ -763,8 +763,8 @@ impl LayersReader {
             return;
         };
         let other = self.classify(classifier, &e.samples, &fit.balance, e.surround);
-        // A palette fit to a few distinct colours can lock onto an absurd cast (salmon and
-        // green read as holes): an alternative that explains the cells worse than the
+        // A palette fit to a few distinct colours can lock onto an absurd cast (sky blue and
+        // red read as holes): an alternative that explains the cells worse than the
         // references do and shows no stack of the set is no witness against them.
         let possible = self
             .solver
