@@ -117,8 +117,9 @@ pub(super) fn complete_by_rules(
 
 /// Each colour's weight as the cell's true colour, relative to the best (1): a Gaussian in
 /// ΔE₀₀ of spread [`SIGMA`], a channel the camera clipped counting only where the printed
-/// colour is darker (as the classifier does); every colour alike when the cell is washed out
-/// as the camera saw it, or partly under glare. Negligible ones are left out.
+/// colour is darker (as the classifier does), the card (first in `palette`) in any shade;
+/// every colour alike when the cell is washed out as the camera saw it, or partly under
+/// glare. Negligible ones are left out.
 fn weights(
     reading: &Reading,
     sample: &CellSample,
@@ -133,6 +134,7 @@ fn weights(
         LinRgb::from_srgb(reading.srgb),
         Clipped::of(LinRgb::from_srgb(raw)),
     );
+    let card = palette.first().map(|&(k, _)| k);
     let d: Vec<(Key, f32)> = palette
         .iter()
         .map(|&(k, printed)| {
@@ -143,6 +145,13 @@ fn weights(
                 under_veil_delta_e(&measured, lin)
             } else {
                 measured.delta_e(lin, Lab::from_srgb(printed))
+            };
+            // A hole is a well through the stack: the card at its bottom may lie in the
+            // shade of the layers around it.
+            let d = if Some(k) == card {
+                d.min(shaded_delta_e(&measured, lin))
+            } else {
+                d
             };
             (k, d)
         })
@@ -157,6 +166,19 @@ fn weights(
         })
         .filter(|&(_, w)| w >= NEGLIGIBLE)
         .collect()
+}
+
+/// ΔE₀₀ from `measured` to `printed` in the shade that fits best, down to a tenth of the
+/// light (geometric steps).
+fn shaded_delta_e(measured: &Measured, printed: LinRgb) -> f32 {
+    const STEPS: i32 = 16;
+    (0..=STEPS)
+        .map(|i| {
+            let shade = 0.1f32.powf(i as f32 / STEPS as f32);
+            let seen = LinRgb::from_array(printed.to_array().map(|c| c * shade));
+            measured.delta_e(seen, Lab::from_linear(seen))
+        })
+        .fold(f32::INFINITY, f32::min)
 }
 
 #[cfg(test)]
@@ -273,6 +295,42 @@ mod tests {
                     complete_by_rules(&mut cells, &samples, &solver, &palette, MAX_ERROR);
                 assert_eq!(inferred, vec![p], "{} {p}", mission.id());
                 assert_eq!(cells[p].label, Some(blue));
+                tried += 1;
+            }
+        }
+        assert!(tried > 0);
+    }
+
+    #[test]
+    fn a_hole_in_the_shade_of_the_layers_is_not_filled_in_as_a_dark_colour() {
+        // Deep in a hole through the stack, the card lies in the layers' shade: a dim grey,
+        // nearer red than the bright card colour. Where the card fits the rules, the cell is
+        // not filled in as red, which would also fit.
+        let set = set("reference");
+        let solver = Solver::new(&set);
+        let palette = palette(&set);
+        let (card, red) = (set.card(), Key::new('r').expect("a key"));
+        let lin = LinRgb::from_srgb(set.colors()[&card].srgb).to_array();
+        let shade = LinRgb::from_array(lin.map(|c| c * 0.08)).to_srgb();
+        let mut tried = 0;
+        for mission in set.missions() {
+            let pattern = mission.pattern();
+            for p in pattern.positions() {
+                let mut as_red = pattern.clone();
+                as_red[p] = red;
+                if pattern[p] != card || solver.min_layers(&as_red).is_none() {
+                    continue;
+                }
+                let (mut cells, samples) = read(&set, pattern, p, shade, 1.0);
+                cells[p].label = Some(red);
+                let inferred =
+                    complete_by_rules(&mut cells, &samples, &solver, &palette, MAX_ERROR);
+                assert!(
+                    inferred.is_empty() || cells[p].label == Some(card),
+                    "{} {p}: {:?}",
+                    mission.id(),
+                    cells[p]
+                );
                 tried += 1;
             }
         }
