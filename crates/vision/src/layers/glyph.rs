@@ -622,13 +622,14 @@ impl SideSteps {
 /// of the side than any number spans, with no more ink on its near side than a number. Returns
 /// the line through the first samples past the card.
 fn cut_edge(labs: &[[Option<Lab>; DEPTHS]], body: Lab) -> Option<Line> {
-    let is_body = |x: &Option<Lab>| x.is_some_and(|x| x.delta_e(body) <= BODY_DE);
-    let is_ink = |x: &Option<Lab>| x.is_some_and(|x| x.delta_e(body) > BODY_DE);
     // Per column, the first depth past the frame's own dark rim (a shadow, a lower layer) at
     // which ink follows card.
     let starts: Vec<Option<usize>> = labs
         .iter()
-        .map(|col| (2..DEPTHS).find(|&d| is_ink(&col[d]) && is_body(&col[d - 1])))
+        .map(|col| {
+            let ink = col.map(|x| x.map(|x| x.delta_e(body) > BODY_DE));
+            (2..DEPTHS).find(|&d| ink[d] == Some(true) && ink[d - 1] == Some(false))
+        })
         .collect();
     let n = starts.len();
     let min_span = ((MAX_EXTENT + 0.5) * PER_CELL as f32).ceil() as usize;
