@@ -493,20 +493,28 @@ pub(crate) mod tests {
         assert!(mean_conf - accuracy > 0.05, "{mean_conf} vs {accuracy}");
     }
 
+    fn hex(h: &str) -> Srgb {
+        h.parse::<Srgb>().expect("a colour")
+    }
+
+    /// Printed colours (white-balanced linear) from key and hex pairs.
+    fn printed_of(pairs: &[(char, &str)]) -> Vec<(Key, LinRgb)> {
+        pairs
+            .iter()
+            .map(|&(k, h)| (key(k), LinRgb::from_srgb(hex(h))))
+            .collect()
+    }
+
     #[test]
     fn a_darker_colour_beneath_a_veil_is_a_rival() {
-        let hex = |h: &str| h.parse::<Srgb>().expect("a colour");
-        let printed: Vec<(Key, LinRgb)> = [
+        let printed = printed_of(&[
             ('b', "#2160b7"),
             ('c', "#8dbcdf"),
             ('r', "#b51e2d"),
             ('s', "#e18264"),
             ('v', "#9327b0"),
             ('p', "#e084df"),
-        ]
-        .map(|(k, h)| (Key::new(k).expect("a key"), LinRgb::from_srgb(hex(h))))
-        .to_vec();
-        let key = |k| Key::new(k).expect("a key");
+        ]);
         let seen = |c: LinRgb| Measured::new(c, Clipped::of(c));
         let veiled = |h: &str, v: f32| {
             seen(LinRgb::from_array(
@@ -561,16 +569,12 @@ pub(crate) mod tests {
 
     #[test]
     fn a_veil_may_be_tinted_and_a_washed_out_cell_hides_its_colour() {
-        let hex = |h: &str| h.parse::<Srgb>().expect("a colour");
-        let printed: Vec<(Key, LinRgb)> = [
+        let printed = printed_of(&[
             ('b', "#2160b7"),
             ('c', "#8dbcdf"),
             ('r', "#b51e2d"),
             ('w', "#f2efe6"),
-        ]
-        .map(|(k, h)| (Key::new(k).expect("a key"), LinRgb::from_srgb(hex(h))))
-        .to_vec();
-        let key = |k| Key::new(k).expect("a key");
+        ]);
         let lin = |h: &str| LinRgb::from_srgb(hex(h)).to_array();
         let seen = |c: [f32; 3]| {
             let c = LinRgb::from_array(c);
