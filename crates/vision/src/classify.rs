@@ -522,49 +522,20 @@ pub(crate) mod tests {
             ))
         };
         let plain = |h: &str| seen(LinRgb::from_srgb(hex(h)));
+        let rival = |m: &Measured, k: char| rival_under_veil(m, &printed, key(k), false);
         // A blue under a veil reads nearest sky blue, but is blue beneath it.
-        assert!(rival_under_veil(
-            &veiled("#2160b7", 0.25),
-            &printed,
-            key('c'),
-            false,
-        ));
+        assert!(rival(&veiled("#2160b7", 0.25), 'c'));
         // Sky blue itself, with or without a light veil, has no darker rival.
-        assert!(!rival_under_veil(
-            &plain("#8dbcdf"),
-            &printed,
-            key('c'),
-            false,
-        ));
-        assert!(!rival_under_veil(
-            &veiled("#8dbcdf", 0.03),
-            &printed,
-            key('c'),
-            false,
-        ));
+        assert!(!rival(&plain("#8dbcdf"), 'c'));
+        assert!(!rival(&veiled("#8dbcdf", 0.03), 'c'));
         // Violet under a veil taken for pink; pink as printed is pink.
-        assert!(rival_under_veil(
-            &veiled("#9327b0", 0.3),
-            &printed,
-            key('p'),
-            false,
-        ));
-        assert!(!rival_under_veil(
-            &plain("#e084df"),
-            &printed,
-            key('p'),
-            false,
-        ));
+        assert!(rival(&veiled("#9327b0", 0.3), 'p'));
+        assert!(!rival(&plain("#e084df"), 'p'));
         // Red under a veil strong enough to clip its red channel, taken for salmon.
         let clipped = veiled("#b51e2d", 0.45);
         assert!(Clipped::of(clipped.corrected()).0[0], "{clipped:?}");
-        assert!(rival_under_veil(&clipped, &printed, key('s'), false));
-        assert!(!rival_under_veil(
-            &plain("#e18264"),
-            &printed,
-            key('s'),
-            false,
-        ));
+        assert!(rival(&clipped, 's'));
+        assert!(!rival(&plain("#e18264"), 's'));
     }
 
     #[test]

@@ -587,9 +587,9 @@ impl LayersReader {
             .filter_map(|&k| self.printed(k).map(|c| (k, LinRgb::from_srgb(c))))
             .collect();
         let veil = may_be_veiled(samples);
-        let card_lin = surround.map_or([f32::INFINITY; 3], |c| LinRgb::from_srgb(c).to_array());
-        let card_clipped =
-            surround.map_or(Clipped([false; 3]), |c| Clipped::of(LinRgb::from_srgb(c)));
+        let card = surround.map(LinRgb::from_srgb);
+        let card_lin = card.map_or([f32::INFINITY; 3], |c| c.to_array());
+        let card_clipped = card.map_or(Clipped([false; 3]), Clipped::of);
         Grid::from_fn(samples.rows(), samples.cols(), |p| {
             let s = &samples[p];
             let raw = LinRgb::from_srgb(s.srgb);
