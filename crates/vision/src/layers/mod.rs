@@ -1,7 +1,9 @@
 //! Reading a Layers+ stack (and its mission card) from a photo.
 //!
-//! The locator finds every framed `rows × cols` grid; each complete one is then judged by
-//! physical cues that hold for any printing of any set (formats.md §2):
+//! The locator finds every framed `rows × cols` grid, first on a coarse copy of the photo and,
+//! when that finds nothing to read, again on a finer one (a stack far from the camera); each
+//! complete grid is then judged by physical cues that hold for any printing of any set
+//! (formats.md §2):
 //!
 //! - **the stack** lies on its player card, which is larger than a layer: just outside the
 //!   frame, on all four sides, is card colour;
@@ -46,7 +48,11 @@ pub use judge::{judge, judge_against_photo, Doubt, DoubtfulCell, JudgeOptions, J
 /// Everything [`read_layers`] can be told.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LayersReadOptions {
+    /// The first search, on a coarse detection copy.
     pub locate: LocateParams,
+    /// The search again, when the first finds nothing to read (no stack, no mission card):
+    /// finer, for a grid far from the camera whose cells are a few pixels on the coarse copy.
+    pub locate_again: Option<LocateParams>,
     pub refine: Option<RefineParams>,
     pub sample: SampleParams,
     pub classifier: ClassifierParams,
@@ -76,9 +82,16 @@ pub struct LayersReadOptions {
 impl Default for LayersReadOptions {
     /// ΔE 15 for "card coloured" (printing and light vary; a table is usually much further),
     /// 80% of every side on card, a mission card at any hint of a number; the first 6 grids.
+    /// Detection at 480 px (a 1080p photo shrinks by exactly 4), cells of at least 3.5 px
+    /// there (14 photo px, as the 5 px of the 720 px search again).
     fn default() -> Self {
         LayersReadOptions {
-            locate: LocateParams::default(),
+            locate: LocateParams {
+                detect_long_side: 480,
+                min_cell_px: 3.5,
+                ..LocateParams::default()
+            },
+            locate_again: Some(LocateParams::default()),
             refine: Some(RefineParams::default()),
             sample: SampleParams::default(),
             // "None of them" at 4.5σ = 18 ΔE₀₀: a colour that far from every palette entry is
@@ -376,16 +389,32 @@ impl LayersReader {
             .map_err(|e| LayersError::Request(format!("palette: {e}")))
     }
 
-    /// Locates and examines every complete grid.
+    /// Locates and examines every complete grid with `options.locate`, and once more with
+    /// `options.locate_again` when what the first search found is not `enough`.
     fn examine(
         &mut self,
         image: &RgbImage,
         options: &LayersReadOptions,
+        enough: impl Fn(&[Option<Examined>]) -> bool,
+    ) -> Result<Vec<Option<Examined>>, LayersError> {
+        let first = self.examine_with(image, options, &options.locate)?;
+        match &options.locate_again {
+            Some(again) if !enough(&first) => self.examine_with(image, options, again),
+            _ => Ok(first),
+        }
+    }
+
+    /// Locates with `locate` and examines every complete grid.
+    fn examine_with(
+        &mut self,
+        image: &RgbImage,
+        options: &LayersReadOptions,
+        locate: &LocateParams,
     ) -> Result<Vec<Option<Examined>>, LayersError> {
         let (rows, cols) = (self.set.rows(), self.set.cols());
         let located = self
             .locator
-            .locate(image, rows, cols, &options.locate)
+            .locate(image, rows, cols, locate)
             .map_err(LayersError::Vision)?;
         let mut out = Vec::new();
         for (i, c) in located.grids.iter().enumerate() {
@@ -686,7 +715,7 @@ impl LayersReader {
         image: &RgbImage,
         options: &LayersReadOptions,
     ) -> Result<LayersReading, LayersError> {
-        let examined = self.examine(image, options)?;
+        let examined = self.examine(image, options, |ex| any_of(ex, &[GridKind::Stack]))?;
         let grids: Vec<FoundGrid> = examined.iter().flatten().map(|e| e.found.clone()).collect();
         let i = self.pick_stack(&examined, &grids)?;
         // `pick_stack` returns the index of an examined (Some) entry.
@@ -825,7 +854,8 @@ impl LayersReader {
         image: &RgbImage,
         options: &LayersReadOptions,
     ) -> Result<MissionReading, LayersError> {
-        let examined = self.examine(image, options)?;
+        let complete = [GridKind::Stack, GridKind::MissionCard, GridKind::NotOnCard];
+        let examined = self.examine(image, options, |ex| any_of(ex, &complete))?;
         let grids: Vec<FoundGrid> = examined.iter().flatten().map(|e| e.found.clone()).collect();
         let complete: Vec<&Examined> = examined
             .iter()
@@ -871,7 +901,9 @@ impl LayersReader {
         image: &RgbImage,
         options: &LayersReadOptions,
     ) -> Result<(LayersReading, MissionReading), LayersError> {
-        let examined = self.examine(image, options)?;
+        let examined = self.examine(image, options, |ex| {
+            any_of(ex, &[GridKind::Stack]) && any_of(ex, &[GridKind::MissionCard])
+        })?;
         let grids: Vec<FoundGrid> = examined.iter().flatten().map(|e| e.found.clone()).collect();
         let i = self.pick_stack(&examined, &grids)?;
         let Some(stack) = examined[i].as_ref() else {
@@ -904,6 +936,14 @@ impl LayersReader {
         let mission = self.finish_mission(m, stack.balance, grids, options)?;
         Ok((reading, mission))
     }
+}
+
+/// Whether some examined grid is of one of `kinds`.
+fn any_of(examined: &[Option<Examined>], kinds: &[GridKind]) -> bool {
+    examined
+        .iter()
+        .flatten()
+        .any(|e| kinds.contains(&e.found.kind))
 }
 
 /// Samples a band `d0..d1` cell sizes outside the cell area, per side (top, right, bottom,

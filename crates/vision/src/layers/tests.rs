@@ -85,6 +85,39 @@ fn a_matching_stack_is_read_and_judged_a_match_in_both_sets() {
 }
 
 #[test]
+fn a_grid_the_first_search_misses_is_found_by_the_search_again() {
+    let set = set("reference");
+    let s = scene(
+        &set,
+        11,
+        solution(&set),
+        Distractors::NONE,
+        Degradation::Clean,
+    );
+    // A detection copy of 64 px shows no cells at all: only the search again can find them.
+    let blind = LocateParams {
+        detect_long_side: 64,
+        ..LocateParams::default()
+    };
+    let without = LayersReadOptions {
+        locate: blind,
+        locate_again: None,
+        ..LayersReadOptions::default()
+    };
+    assert!(matches!(
+        read_layers(&s.image, &set, &without),
+        Err(LayersError::NotFound { .. })
+    ));
+    let with = LayersReadOptions {
+        locate: blind,
+        ..LayersReadOptions::default()
+    };
+    let r = read_layers(&s.image, &set, &with).unwrap();
+    let truth = truth_grid(&s.truth.visible);
+    assert!(aligned(&r.cells, &truth).is_some());
+}
+
+#[test]
 fn a_near_miss_is_judged_a_mismatch_at_the_right_cells() {
     for name in ["reference", "parlour"] {
         let set = set(name);
