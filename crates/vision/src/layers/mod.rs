@@ -348,8 +348,8 @@ pub struct LayersReader {
     keys: Vec<Key>,
 }
 
-/// A cell brighter than the card around the grid by more than this factor (linear, in a
-/// channel neither clips) cannot be a hole showing that card: light was added to it.
+/// A cell brighter than the best-lit card around the grid by more than this factor (linear,
+/// in a channel neither clips) cannot be a hole showing that card: light was added to it.
 const WASHED_PAST_CARD: f32 = 1.05;
 
 /// One examined candidate.
@@ -360,8 +360,10 @@ struct Examined {
     samples: Grid<CellSample>,
     /// White balance from frame ring + surround (when the surround is card) or frame + cells.
     balance: WhiteBalance,
-    /// The surround as photographed (median), the player card's colour for a stack.
-    surround: Option<Srgb>,
+    /// The best-lit card around the grid (per-channel upper tenth of the surround): a hole
+    /// shows the card, no brighter than where the light falls best on it, while the median
+    /// may lie in the stack's own shadow.
+    card_lit: Option<Srgb>,
 }
 
 impl LayersReader {
@@ -442,7 +444,7 @@ impl LayersReader {
                         },
                     ),
                     balance: WhiteBalance::IDENTITY,
-                    surround: None,
+                    card_lit: None,
                 }));
                 continue;
             }
@@ -516,7 +518,8 @@ impl LayersReader {
 
         // The surround just outside the frame: card colour on every side for a stack.
         let near = ring(&look, &ideal, rows, cols, fw + 0.08, fw + 0.3, 3);
-        let surround = median(near.iter().flatten());
+        let surround = quantile(near.iter().flatten(), 0.5);
+        let card_lit = quantile(near.iter().flatten(), 0.9);
         // With the frame and the surround as references (the stack hypothesis). Where the card
         // is clipped only the dark frame would remain, and flare on it bends the gain.
         let by_refs = surround.and_then(|s| {
@@ -570,7 +573,7 @@ impl LayersReader {
             ideal,
             samples,
             balance,
-            surround,
+            card_lit,
         })
     }
 
@@ -601,14 +604,14 @@ impl LayersReader {
         d.get(3 * d.len() / 4).copied().unwrap_or(f32::INFINITY)
     }
 
-    /// Classifies sampled cells under `balance`; `surround` is the card around them as
-    /// photographed.
+    /// Classifies sampled cells under `balance`; `card_lit` is the best-lit card around them
+    /// as photographed.
     fn classify(
         &self,
         classifier: &Classifier,
         samples: &Grid<CellSample>,
         balance: &WhiteBalance,
-        surround: Option<Srgb>,
+        card_lit: Option<Srgb>,
     ) -> Grid<Reading> {
         let printed: Vec<(Key, LinRgb)> = self
             .keys
@@ -616,7 +619,7 @@ impl LayersReader {
             .filter_map(|&k| self.printed(k).map(|c| (k, LinRgb::from_srgb(c))))
             .collect();
         let veil = may_be_veiled(samples);
-        let card = surround.map(LinRgb::from_srgb);
+        let card = card_lit.map(LinRgb::from_srgb);
         let card_lin = card.map_or([f32::INFINITY; 3], |c| c.to_array());
         let card_clipped = card.map_or(Clipped([false; 3]), Clipped::of);
         Grid::from_fn(samples.rows(), samples.cols(), |p| {
@@ -625,8 +628,8 @@ impl LayersReader {
             let clipped = Clipped::of(raw);
             let r = classifier.classify_clipped(balance.apply(s.srgb), clipped);
             let mut confidence = r.confidence * glare_factor(s.coverage.clamp(0.0, 1.0));
-            // Washed out: two or more channels clipped, and brighter than the card around the
-            // grid in some channel (a hole clips just like its card, and is no brighter).
+            // Washed out: two or more channels clipped, and brighter than the best-lit card
+            // around the grid in some channel (a hole clips like its card, and is no brighter).
             let brighter = |c: usize| match (clipped.0[c], card_clipped.0[c]) {
                 (true, card) => !card,
                 (false, false) => raw.to_array()[c] > WASHED_PAST_CARD * card_lin[c],
@@ -732,7 +735,7 @@ impl LayersReader {
         options: &LayersReadOptions,
     ) -> Result<LayersReading, LayersError> {
         let classifier = self.classifier(options)?;
-        let mut cells = self.classify(&classifier, &e.samples, &e.balance, e.surround);
+        let mut cells = self.classify(&classifier, &e.samples, &e.balance, e.card_lit);
         self.doubt_where_normalisations_disagree(&classifier, e, &mut cells);
         let keys = cells.map(|r| r.label.unwrap_or(self.set.card()));
         if self.solver.min_layers(&keys).is_none() {
@@ -791,7 +794,7 @@ impl LayersReader {
         let Ok(fit) = WhiteBalance::from_palette(&measured, &printed) else {
             return;
         };
-        let other = self.classify(classifier, &e.samples, &fit.balance, e.surround);
+        let other = self.classify(classifier, &e.samples, &fit.balance, e.card_lit);
         // A palette fit to a few distinct colours can lock onto an absurd cast (sky blue and
         // red read as holes): an alternative that explains the cells worse than the
         // references do and shows no stack of the set is no witness against them.
@@ -818,7 +821,7 @@ impl LayersReader {
         options: &LayersReadOptions,
     ) -> Result<MissionReading, LayersError> {
         let classifier = self.classifier(options)?;
-        let cells = self.classify(&classifier, &e.samples, &balance, e.surround);
+        let cells = self.classify(&classifier, &e.samples, &balance, e.card_lit);
         let keys = cells.map(|r| r.label.unwrap_or(self.set.card()));
         let sure = cells
             .cells()
@@ -1039,6 +1042,11 @@ fn card_columns(
 
 /// Per-channel median.
 fn median<'a>(it: impl Iterator<Item = &'a Srgb>) -> Option<Srgb> {
+    quantile(it, 0.5)
+}
+
+/// Per-channel quantile `q` in 0..=1 (the median at ½).
+fn quantile<'a>(it: impl Iterator<Item = &'a Srgb>, q: f32) -> Option<Srgb> {
     let mut ch: [Vec<u8>; 3] = Default::default();
     for c in it {
         ch[0].push(c.r);
@@ -1050,7 +1058,7 @@ fn median<'a>(it: impl Iterator<Item = &'a Srgb>) -> Option<Srgb> {
     }
     let m = |v: &mut Vec<u8>| {
         v.sort_unstable();
-        v[v.len() / 2]
+        v[((v.len() as f32 * q) as usize).min(v.len() - 1)]
     };
     let [a, b, c] = &mut ch;
     Some(Srgb::new(m(a), m(b), m(c)))

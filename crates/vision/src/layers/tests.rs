@@ -346,3 +346,41 @@ fn a_stack_is_called_cut_off_only_when_nothing_but_cut_grids_was_found() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn a_hole_as_bright_as_the_best_lit_card_is_no_washed_out_colour() {
+    // A hole beside a highlight: near white, two channels clipped. The card's median around
+    // the grid lies partly in the stack's shadow and is dimmer in blue than the hole; the
+    // best-lit card is not. Only light added to the hole (glare) could make it brighter than
+    // that, and then another colour could lie beneath.
+    let set = set("reference");
+    let reader = LayersReader::new(&set).unwrap();
+    let classifier = reader.classifier(&LayersReadOptions::default()).unwrap();
+    let cell = |srgb: Srgb, coverage: f32| CellSample {
+        srgb,
+        coverage,
+        veiled: 0.0,
+    };
+    let mut samples = Grid::filled(4, 4, cell(Srgb::new(181, 30, 45), 1.0));
+    let hole = Pos::new(0, 0);
+    samples[hole] = cell(Srgb::new(248, 246, 233), 1.0);
+    // The highlight clips the neighbour, so the hole may lie under its veil.
+    samples[Pos::new(0, 1)] = cell(Srgb::new(255, 255, 255), 0.4);
+    let read = |card: Srgb| {
+        reader.classify(&classifier, &samples, &WhiteBalance::IDENTITY, Some(card))[hole]
+    };
+    let in_shade = read(Srgb::new(246, 243, 228));
+    let best_lit = read(Srgb::new(249, 247, 235));
+    assert_eq!(best_lit.label, Some(set.card()));
+    assert!(best_lit.confidence > 0.99, "{best_lit:?}");
+    assert!(in_shade.confidence <= 0.5, "{in_shade:?}");
+}
+
+#[test]
+fn quantiles_are_per_channel() {
+    let colours: Vec<Srgb> = (0..10u8).map(|i| Srgb::new(i, 100 - i, 50)).collect();
+    assert_eq!(quantile(colours.iter(), 0.5), Some(Srgb::new(5, 96, 50)));
+    assert_eq!(quantile(colours.iter(), 0.9), Some(Srgb::new(9, 100, 50)));
+    assert_eq!(quantile(colours.iter(), 1.0), Some(Srgb::new(9, 100, 50)));
+    assert_eq!(quantile([].iter(), 0.9), None);
+}
