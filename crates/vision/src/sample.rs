@@ -7,7 +7,10 @@
 //! light of the lamp's colour to every channel, while a shadow *scales* them, so the pixels
 //! least touched by glare are those whose smallest linear channel is lowest, up to the
 //! spread a shadow or noise makes ([`SampleParams::veil_ratio`]). The per-channel median of
-//! those is the cell's colour.
+//! those is the cell's colour. When what is left out is most of the cell and sets itself
+//! apart in two tight clusters rather than a veil's falloff, the cell shows two surfaces (a
+//! sliver of card past a shifted layer) and the other one's colour is kept too
+//! ([`CellSample::other`]): the pixels cannot say which is the cell's.
 
 use image::RgbImage;
 use tablejudge_rules::{Grid, Pos, Srgb};
@@ -60,6 +63,11 @@ pub struct CellSample {
     /// added light). Over a half, the veil may cover the whole cell, and even its least
     /// veiled pixels may be lighter than the print.
     pub veiled: f32,
+    /// Most of the cell, when it is one colour set apart from `srgb` by a gap with nothing in
+    /// between: no veil's falloff, but two surfaces (a sliver of card past a shifted layer, a
+    /// shadow's sharp edge, a reflection's). Which one the cell shows cannot be told from the
+    /// pixels.
+    pub other: Option<Srgb>,
 }
 
 /// Samples every cell of a rectified image split into `rows × cols` equal cells.
@@ -155,11 +163,15 @@ fn sample_region(
             srgb: per_channel_median(&pixels),
             coverage,
             veiled: 0.0,
+            other: None,
         };
     }
     let n = usable.len();
     let (kept, left_out) = least_veiled(usable, params.veil_ratio);
     let srgb = per_channel_median(&kept);
+    let other = (left_out.len() > kept.len())
+        .then(|| two_surfaces(&kept, &left_out))
+        .flatten();
     let veiled = if added_light(srgb, &left_out) {
         left_out.len() as f32 / n as f32
     } else {
@@ -173,6 +185,7 @@ fn sample_region(
         srgb,
         coverage: if bright { 1.0 } else { coverage },
         veiled,
+        other,
     }
 }
 
@@ -191,16 +204,65 @@ fn least_veiled(pixels: Vec<[u8; 3]>, ratio: f32) -> (Vec<[u8; 3]>, Vec<[u8; 3]>
     if pixels.len() < 4 {
         return (pixels, Vec::new());
     }
-    let low = |p: &[u8; 3]| {
-        let m = p[0].min(p[1]).min(p[2]);
-        LinRgb::from_srgb(Srgb::new(m, m, m)).r
-    };
+    let low = smallest_linear;
     let mut lows: Vec<f32> = pixels.iter().map(low).collect();
     let low_decile = *lows
         .select_nth_unstable_by(pixels.len() / 10, f32::total_cmp)
         .1;
     let limit = low_decile * ratio + NOISE_FLOOR;
     pixels.into_iter().partition(|p| low(p) <= limit)
+}
+
+/// A pixel's smallest channel, linear.
+fn smallest_linear(p: &[u8; 3]) -> f32 {
+    let m = p[0].min(p[1]).min(p[2]);
+    LinRgb::from_srgb(Srgb::new(m, m, m)).r
+}
+
+/// How far apart, in pooled standard deviations of the log of their smallest channel, two
+/// groups of a cell's pixels must lie to be two surfaces: a veil's falloff spreads its pixels
+/// evenly over the range (about 3), a sharp edge between two surfaces leaves two tight
+/// clusters (20 and more), whatever blur or noise smooths it.
+const SURFACES_APART: f32 = 8.0;
+
+/// The colour of the brighter of two surfaces in a cell, when its pixels (`kept` and
+/// `left_out` by the veil test) fall into two groups set far apart in their smallest
+/// channel (Otsu's split of its log, each group at least a tenth of the pixels).
+fn two_surfaces(kept: &[[u8; 3]], left_out: &[[u8; 3]]) -> Option<Srgb> {
+    let mut all: Vec<(f32, [u8; 3])> = kept
+        .iter()
+        .chain(left_out)
+        .map(|p| ((smallest_linear(p) + NOISE_FLOOR).ln(), *p))
+        .collect();
+    all.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let n = all.len();
+    if n < 20 {
+        return None;
+    }
+    let (mut sum, mut sq) = (0.0f64, 0.0f64);
+    let prefix: Vec<(f64, f64)> = std::iter::once((0.0, 0.0))
+        .chain(all.iter().map(|&(x, _)| {
+            sum += f64::from(x);
+            sq += f64::from(x) * f64::from(x);
+            (sum, sq)
+        }))
+        .collect();
+    let (total, total_sq) = prefix[n];
+    let (k, _) = (n / 10..=n - n / 10)
+        .map(|k| {
+            let (a, b) = (k as f64, (n - k) as f64);
+            let (m0, m1) = (prefix[k].0 / a, (total - prefix[k].0) / b);
+            (k, a * b * (m1 - m0) * (m1 - m0))
+        })
+        .max_by(|x, y| x.1.total_cmp(&y.1))?;
+    let (a, b) = (k as f64, (n - k) as f64);
+    let (m0, m1) = (prefix[k].0 / a, (total - prefix[k].0) / b);
+    let within = ((prefix[k].1 - a * m0 * m0) + (total_sq - prefix[k].1 - b * m1 * m1)) / n as f64;
+    let apart = (m1 - m0) / within.max(1e-6).sqrt();
+    (apart >= f64::from(SURFACES_APART)).then(|| {
+        let upper: Vec<[u8; 3]> = all[k..].iter().map(|&(_, p)| p).collect();
+        per_channel_median(&upper)
+    })
 }
 
 /// The least share of the brightest channel's extra light that the others must get for the
@@ -349,6 +411,22 @@ mod tests {
         };
         let veiled = sample_cells(&img, 1, 1, &plain).unwrap()[Pos::new(0, 0)];
         assert!(distance(veiled.srgb, green) >= 30, "{veiled:?}");
+        // A veil's falloff is one surface, however much of the cell it covers.
+        assert_eq!(got.other, None);
+    }
+
+    #[test]
+    fn a_sliver_of_another_surface_is_told_from_a_veil() {
+        // A lavender cell whose layer is shifted: along its left edge a sliver of the navy
+        // card below shows, a seventh of the sampled region, its edge blurred over a few
+        // pixels. The veil test keeps the darkest pixels, the sliver; the rest is lavender.
+        let lavender = [163, 156, 218];
+        let sliver = |u: f32, _: f32| 0.04 + 0.96 * ((u - 0.22) / 0.06).clamp(0.0, 1.0);
+        let img = lit_cell(lavender, sliver, |_, _| 0.0);
+        let got = sample_cells(&img, 1, 1, &SampleParams::default()).unwrap()[Pos::new(0, 0)];
+        assert!(distance(got.srgb, lavender) >= 100, "{got:?}");
+        let other = got.other.expect("two surfaces");
+        assert!(distance(other, lavender) <= 6, "{got:?}");
     }
 
     #[test]
@@ -373,6 +451,7 @@ mod tests {
             srgb: Srgb::new(120, 40, 160),
             coverage: 1.0,
             veiled: 0.0,
+            other: None,
         };
         let mut samples = Grid::filled(4, 4, clear);
         samples[Pos::new(1, 1)].veiled = 0.7;

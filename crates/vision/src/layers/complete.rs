@@ -220,6 +220,7 @@ mod tests {
             srgb: r.srgb,
             coverage: 1.0,
             veiled: 0.0,
+            other: None,
         });
         samples[p].coverage = coverage;
         (cells, samples)

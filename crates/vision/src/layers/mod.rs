@@ -441,6 +441,7 @@ impl LayersReader {
                             srgb: Srgb::new(0, 0, 0),
                             coverage: 0.0,
                             veiled: 0.0,
+                            other: None,
                         },
                     ),
                     balance: WhiteBalance::IDENTITY,
@@ -643,6 +644,14 @@ impl LayersReader {
             };
             if veil[p] && r.label.is_some_and(rival) {
                 confidence = confidence.min(0.5);
+            }
+            // Two surfaces in one cell: doubtful unless both read the same.
+            if let Some(other) = s.other {
+                let o = classifier
+                    .classify_clipped(balance.apply(other), Clipped::of(LinRgb::from_srgb(other)));
+                if o.label != r.label {
+                    confidence = confidence.min(0.5);
+                }
             }
             Reading { confidence, ..r }
         })

@@ -360,6 +360,7 @@ fn a_hole_as_bright_as_the_best_lit_card_is_no_washed_out_colour() {
         srgb,
         coverage,
         veiled: 0.0,
+        other: None,
     };
     let mut samples = Grid::filled(4, 4, cell(Srgb::new(181, 30, 45), 1.0));
     let hole = Pos::new(0, 0);
@@ -383,4 +384,39 @@ fn quantiles_are_per_channel() {
     assert_eq!(quantile(colours.iter(), 0.9), Some(Srgb::new(9, 100, 50)));
     assert_eq!(quantile(colours.iter(), 1.0), Some(Srgb::new(9, 100, 50)));
     assert_eq!(quantile([].iter(), 0.9), None);
+}
+
+#[test]
+fn a_cell_showing_two_surfaces_of_different_colours_is_doubtful() {
+    let set = set("parlour");
+    let reader = LayersReader::new(&set).unwrap();
+    let classifier = reader.classifier(&LayersReadOptions::default()).unwrap();
+    let printed = |k: char| set.colors()[&Key::new(k).unwrap()].srgb;
+    let plain = CellSample {
+        srgb: printed('d'),
+        coverage: 1.0,
+        veiled: 0.0,
+        other: None,
+    };
+    let mut samples = Grid::filled(5, 5, plain);
+    let p = Pos::new(4, 2);
+    // The card's sliver past a shifted lavender layer, and the lavender that is most of it.
+    samples[p] = CellSample {
+        srgb: printed('n'),
+        veiled: 0.85,
+        other: Some(printed('v')),
+        ..plain
+    };
+    // A lavender of two tones (a sharp shadow edge) is lavender either way.
+    let q = Pos::new(0, 0);
+    samples[q] = CellSample {
+        srgb: Srgb::new(150, 143, 200),
+        veiled: 0.6,
+        other: Some(printed('v')),
+        ..plain
+    };
+    let cells = reader.classify(&classifier, &samples, &WhiteBalance::IDENTITY, None);
+    assert!(cells[p].confidence <= 0.5, "{:?}", cells[p]);
+    assert_eq!(cells[q].label, Key::new('v').ok());
+    assert!(cells[q].confidence > 0.99, "{:?}", cells[q]);
 }
