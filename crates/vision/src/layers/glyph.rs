@@ -366,10 +366,15 @@ fn score_margin(m: &Margin) -> GlyphEvidence {
                 continue;
             };
             let out = m.outward(m.point(x as f32, y as f32));
-            let de = (0..4)
-                .filter(|&s| out[s] > 0.0)
-                .filter_map(|s| bodies[s].map(|b| b.delta_e(lab)))
-                .fold(f32::INFINITY, f32::min);
+            // The nearest body; once one is within BODY_DE the sample is body, whatever the
+            // other side's (a corner lies beyond two sides).
+            let mut de = f32::INFINITY;
+            for b in (0..4).filter(|&s| out[s] > 0.0).filter_map(|s| bodies[s]) {
+                de = de.min(b.delta_e(lab));
+                if de <= BODY_DE {
+                    break;
+                }
+            }
             if de > BODY_DE && de.is_finite() {
                 mask.put_pixel(x as u32, y as u32, Luma([255]));
                 ink[y * m.width + x] = de > INK_DE;
