@@ -63,10 +63,10 @@ pub struct CellSample {
     /// added light). Over a half, the veil may cover the whole cell, and even its least
     /// veiled pixels may be lighter than the print.
     pub veiled: f32,
-    /// Most of the cell, when it is one colour set apart from `srgb` by a gap with nothing in
-    /// between: no veil's falloff, but two surfaces (a sliver of card past a shifted layer, a
-    /// shadow's sharp edge, a reflection's). Which one the cell shows cannot be told from the
-    /// pixels.
+    /// Most of the cell, when its pixels fall into two tight clusters far apart (see
+    /// `SURFACES_APART`) rather than a veil's falloff: two surfaces (a sliver of card past a
+    /// shifted layer, a shadow's sharp edge, a reflection's). Which one the cell shows cannot
+    /// be told from the pixels.
     pub other: Option<Srgb>,
 }
 
@@ -204,13 +204,14 @@ fn least_veiled(pixels: Vec<[u8; 3]>, ratio: f32) -> (Vec<[u8; 3]>, Vec<[u8; 3]>
     if pixels.len() < 4 {
         return (pixels, Vec::new());
     }
-    let low = smallest_linear;
-    let mut lows: Vec<f32> = pixels.iter().map(low).collect();
+    let mut lows: Vec<f32> = pixels.iter().map(smallest_linear).collect();
     let low_decile = *lows
         .select_nth_unstable_by(pixels.len() / 10, f32::total_cmp)
         .1;
     let limit = low_decile * ratio + NOISE_FLOOR;
-    pixels.into_iter().partition(|p| low(p) <= limit)
+    pixels
+        .into_iter()
+        .partition(|p| smallest_linear(p) <= limit)
 }
 
 /// A pixel's smallest channel, linear.
