@@ -144,6 +144,29 @@ impl Lab {
         let p = |c: Lab| ::palette::Lab::<D65, f32>::new(c.l, c.a, c.b);
         p(self).difference(p(other))
     }
+
+    /// Whether ΔE₀₀ to `other` is at most `limit`: the same answer as comparing
+    /// [`Lab::delta_e`], but most pairs are settled by two bounds without the trigonometry.
+    ///
+    /// With S = ΔL'/S_L, C = ΔC'/S_C, H = ΔH'/S_H, ΔE₀₀² = S² + C² + H² + R_T·C·H and
+    /// |R_T| ≤ 2, so S² ≤ ΔE₀₀² ≤ S² + 2(C² + H²). Every S is at least 1, S_L at most 1.75,
+    /// and ΔC'² + ΔH'² = Δa'² + Δb'² with a' = (1 + G)·a, G ≤ ½; hence
+    /// |ΔL|/S_L ≤ ΔE₀₀ ≤ √(ΔL² + 4.5·Δa² + 2·Δb²).
+    pub fn within(self, other: Lab, limit: f32) -> bool {
+        // Rounding in the exact formula is far below this margin.
+        const SLACK: f32 = 1e-3;
+        let (dl, da, db) = (self.l - other.l, self.a - other.a, self.b - other.b);
+        let upper_sq = dl * dl + 4.5 * da * da + 2.0 * db * db;
+        if upper_sq <= (limit * (1.0 - SLACK)).powi(2) {
+            return true;
+        }
+        let mean_l = (self.l + other.l) / 2.0 - 50.0;
+        let s_l = 1.0 + 0.015 * mean_l * mean_l / (20.0 + mean_l * mean_l).sqrt();
+        if dl.abs() / s_l > limit * (1.0 + SLACK) {
+            return false;
+        }
+        self.delta_e(other) <= limit
+    }
 }
 
 impl From<Srgb> for LinRgb {
@@ -381,6 +404,27 @@ mod tests {
             assert_eq!(Lab::from_srgb(c).to_srgb(), c);
             assert_eq!(LinRgb::from_srgb(c).to_srgb(), c);
             assert_eq!(Lab::from_srgb(c).delta_e(Lab::from_srgb(c)), 0.0);
+        }
+    }
+
+    proptest::proptest! {
+        /// The bounds behind `within` hold, so it answers exactly as `delta_e` does.
+        #[test]
+        fn within_agrees_with_delta_e(
+            l1 in 0.0f32..100.0, a1 in -110.0f32..110.0, b1 in -110.0f32..110.0,
+            l2 in 0.0f32..100.0, a2 in -110.0f32..110.0, b2 in -110.0f32..110.0,
+            near in 0.0f32..1.0, limit in 0.5f32..60.0,
+        ) {
+            let x = Lab::new(l1, a1, b1);
+            // Also a pair close together, where the upper bound does the work.
+            let y = Lab::new(l1 + near * (l2 - l1) * 0.1, a1 + (a2 - a1) * 0.1, b1 + (b2 - b1) * 0.1);
+            for other in [y, Lab::new(l2, a2, b2)] {
+                proptest::prop_assert_eq!(
+                    x.within(other, limit),
+                    x.delta_e(other) <= limit,
+                    "{:?} {:?} {} (ΔE₀₀ {})", x, other, limit, x.delta_e(other)
+                );
+            }
         }
     }
 

@@ -343,7 +343,7 @@ fn score_margin(m: &Margin) -> GlyphEvidence {
     let steps: [Option<SideSteps>; 4] = std::array::from_fn(|s| {
         bodies[s].and_then(|body| {
             SideSteps::new(&sides[s], &|x: &Option<Lab>| {
-                x.is_some_and(|x| x.delta_e(body) <= BODY_DE)
+                x.is_some_and(|x| x.within(body, BODY_DE))
             })
         })
     });
@@ -366,19 +366,14 @@ fn score_margin(m: &Margin) -> GlyphEvidence {
                 continue;
             };
             let out = m.outward(m.point(x as f32, y as f32));
-            // The nearest body; once one is within BODY_DE the sample is body, whatever the
-            // other side's (a corner lies beyond two sides).
-            let mut de = f32::INFINITY;
-            for b in (0..4).filter(|&s| out[s] > 0.0).filter_map(|s| bodies[s]) {
-                de = de.min(b.delta_e(lab));
-                if de <= BODY_DE {
-                    break;
-                }
+            // Judged against the nearest body: body when any is within BODY_DE, ink when all
+            // lie beyond INK_DE (a corner lies beyond two sides).
+            let beside = || (0..4).filter(|&s| out[s] > 0.0).filter_map(|s| bodies[s]);
+            if beside().next().is_none() || beside().any(|b| b.within(lab, BODY_DE)) {
+                continue;
             }
-            if de > BODY_DE && de.is_finite() {
-                mask.put_pixel(x as u32, y as u32, Luma([255]));
-                ink[y * m.width + x] = de > INK_DE;
-            }
+            mask.put_pixel(x as u32, y as u32, Luma([255]));
+            ink[y * m.width + x] = !beside().any(|b| b.within(lab, INK_DE));
         }
     }
     let labels = connected_components(&mask, Connectivity::Eight, Luma([0u8]));
@@ -632,7 +627,7 @@ fn cut_edge(labs: &[[Option<Lab>; DEPTHS]], body: Lab) -> Option<Line> {
     let starts: Vec<Option<usize>> = labs
         .iter()
         .map(|col| {
-            let ink = col.map(|x| x.map(|x| x.delta_e(body) > BODY_DE));
+            let ink = col.map(|x| x.map(|x| !x.within(body, BODY_DE)));
             (2..DEPTHS).find(|&d| ink[d] == Some(true) && ink[d - 1] == Some(false))
         })
         .collect();
