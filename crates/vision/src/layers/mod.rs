@@ -121,7 +121,8 @@ pub enum GridKind {
     Stack,
     /// A mission card (a glyph beside the grid).
     MissionCard,
-    /// A grid not on a player card (a loose layer, or something else on the table).
+    /// A grid not on a player card (a loose layer, or something else on the table; when only
+    /// the stack is wanted, a mission card off any player card too).
     NotOnCard,
     /// Part of it or its surround lies outside the picture.
     CutOff,
@@ -139,7 +140,7 @@ pub struct FoundGrid {
     pub prominence: f32,
     /// A printed number beside the grid (see the `glyph` module): 1 for exactly one compact
     /// island of ink enclosed by card and inside the card's edge, ½ for several (a pattern),
-    /// 0 for none.
+    /// 0 for none, and 0 untested (a grid off any player card when only the stack is wanted).
     pub glyph: f32,
     /// Number-like islands (enclosed by card, compact, not one of a repeated motif) anywhere in
     /// the margin, before the card-edge test.
@@ -397,11 +398,12 @@ impl LayersReader {
         &mut self,
         image: &RgbImage,
         options: &LayersReadOptions,
+        wanted: Wanted,
         enough: impl Fn(&[Option<Examined>]) -> bool,
     ) -> Result<Vec<Option<Examined>>, LayersError> {
-        let first = self.examine_with(image, options, &options.locate)?;
+        let first = self.examine_with(image, options, &options.locate, wanted)?;
         match &options.locate_again {
-            Some(again) if !enough(&first) => self.examine_with(image, options, again),
+            Some(again) if !enough(&first) => self.examine_with(image, options, again, wanted),
             _ => Ok(first),
         }
     }
@@ -412,6 +414,7 @@ impl LayersReader {
         image: &RgbImage,
         options: &LayersReadOptions,
         locate: &LocateParams,
+        wanted: Wanted,
     ) -> Result<Vec<Option<Examined>>, LayersError> {
         let (rows, cols) = (self.set.rows(), self.set.cols());
         let located = self
@@ -449,7 +452,7 @@ impl LayersReader {
                 }));
                 continue;
             }
-            out.push(self.examine_one(image, c, found, options));
+            out.push(self.examine_one(image, c, found, options, wanted));
         }
         // On a card-coloured surround are the stack and possibly a mission card printed on
         // card-coloured stock. Any on-card grid that may have a number beside it is a mission
@@ -470,6 +473,7 @@ impl LayersReader {
         c: &Candidate,
         mut found: FoundGrid,
         options: &LayersReadOptions,
+        wanted: Wanted,
     ) -> Option<Examined> {
         let (rows, cols) = (self.set.rows(), self.set.cols());
         let camera = options.camera.as_ref();
@@ -546,9 +550,6 @@ impl LayersReader {
             found.misfit_refs = self.misfit(&samples, b);
         }
         found.misfit_palette = self.misfit(&samples, &by_palette);
-        let glyph = glyph::glyph_score(&look, &ideal, rows, cols, fw, &by_palette);
-        (found.glyph, found.glyph_islands, found.card_cut) =
-            (glyph.score, glyph.islands, glyph.card_cut);
         // On a card: card colour right past the frame all around, and the frame and card as
         // references explain the cells about as well as the palette's own fit does (a
         // tablecloth taken for card bends every colour away from the palette).
@@ -557,6 +558,13 @@ impl LayersReader {
             && found.card_surround_refs >= options.min_card_fraction
             && found.misfit_refs.max(found.misfit_palette) <= options.max_misfit
             && found.misfit_refs <= found.misfit_palette + options.max_extra_misfit;
+        // The number test is the costliest step; off a player card it only names a grid that
+        // is no stack anyway, so it runs there only when a mission card is wanted.
+        if on_card || wanted == Wanted::StackAndMissionCards {
+            let glyph = glyph::glyph_score(&look, &ideal, rows, cols, fw, &by_palette);
+            (found.glyph, found.glyph_islands, found.card_cut) =
+                (glyph.score, glyph.islands, glyph.card_cut);
+        }
         // Provisional: `examine` settles stack vs mission card by comparing glyphs.
         found.kind = if on_card {
             GridKind::Stack
@@ -727,7 +735,9 @@ impl LayersReader {
         image: &RgbImage,
         options: &LayersReadOptions,
     ) -> Result<LayersReading, LayersError> {
-        let examined = self.examine(image, options, |ex| any_of(ex, &[GridKind::Stack]))?;
+        let examined = self.examine(image, options, Wanted::Stack, |ex| {
+            any_of(ex, &[GridKind::Stack])
+        })?;
         let grids: Vec<FoundGrid> = examined.iter().flatten().map(|e| e.found.clone()).collect();
         let i = self.pick_stack(&examined, &grids)?;
         // `pick_stack` returns the index of an examined (Some) entry.
@@ -867,7 +877,9 @@ impl LayersReader {
         options: &LayersReadOptions,
     ) -> Result<MissionReading, LayersError> {
         let complete = [GridKind::Stack, GridKind::MissionCard, GridKind::NotOnCard];
-        let examined = self.examine(image, options, |ex| any_of(ex, &complete))?;
+        let examined = self.examine(image, options, Wanted::StackAndMissionCards, |ex| {
+            any_of(ex, &complete)
+        })?;
         let grids: Vec<FoundGrid> = examined.iter().flatten().map(|e| e.found.clone()).collect();
         let complete: Vec<&Examined> = examined
             .iter()
@@ -913,7 +925,7 @@ impl LayersReader {
         image: &RgbImage,
         options: &LayersReadOptions,
     ) -> Result<(LayersReading, MissionReading), LayersError> {
-        let examined = self.examine(image, options, |ex| {
+        let examined = self.examine(image, options, Wanted::StackAndMissionCards, |ex| {
             any_of(ex, &[GridKind::Stack]) && any_of(ex, &[GridKind::MissionCard])
         })?;
         let grids: Vec<FoundGrid> = examined.iter().flatten().map(|e| e.found.clone()).collect();
@@ -948,6 +960,17 @@ impl LayersReader {
         let mission = self.finish_mission(m, stack.balance, grids, options)?;
         Ok((reading, mission))
     }
+}
+
+/// What a command looks for, and so which grids the number test must judge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wanted {
+    /// The stack alone: only grids on a player card are tested for a number (a mission card
+    /// lying on one must not pass for the stack); a grid off any card is `NotOnCard`, mission
+    /// card or not.
+    Stack,
+    /// Mission cards too: every complete grid is tested.
+    StackAndMissionCards,
 }
 
 /// Whether some examined grid is of one of `kinds`.

@@ -420,3 +420,48 @@ fn a_cell_showing_two_surfaces_of_different_colours_is_doubtful() {
     assert_eq!(cells[q].label, Key::new('v').ok());
     assert!(cells[q].confidence > 0.99, "{:?}", cells[q]);
 }
+
+/// `read` tests grids off a player card for a number only when it must: a mission card on
+/// card-coloured stock passes the on-card test, so it is still tested and never read as the
+/// stack; `read_mission` tests every grid and names the card.
+#[test]
+fn a_mission_card_alone_is_never_the_stack_and_is_named_when_wanted() {
+    for name in ["reference", "parlour"] {
+        let set = set(name);
+        let o = SceneOptions {
+            width: 960,
+            height: 540,
+            stack: solution(&set),
+            distractors: ONLY_MISSION,
+            degradation: Degradation::Clean,
+        };
+        let (mut on_card, mut named) = (0, 0);
+        for seed in 0..8 {
+            let mut spec =
+                LayersSceneSpec::random(&set, &mut ChaCha8Rng::seed_from_u64(seed), &o).unwrap();
+            // The stack far off the table: only the mission card remains.
+            spec.stack.origin[0] += 1.0e4;
+            let s = render_layers(&set, &spec).unwrap();
+            let options = LayersReadOptions::default();
+            match read_layers(&s.image, &set, &options) {
+                Err(LayersError::NotFound { grids, .. } | LayersError::CutOff { grids, .. }) => {
+                    on_card += usize::from(grids.iter().any(|g| g.kind == GridKind::MissionCard));
+                }
+                other => panic!("{name} {seed}: {other:?}"),
+            }
+            if let Ok(m) = read_mission_card(&s.image, &set, &options) {
+                let truth = s.truth.mission.as_ref().unwrap();
+                assert_eq!(
+                    m.mission.as_ref().map(|m| &m.id),
+                    Some(&truth.id),
+                    "{name} {seed}"
+                );
+                named += 1;
+            }
+        }
+        assert!(
+            on_card >= 1 && named >= 4,
+            "{name}: {on_card} on a card, {named} named"
+        );
+    }
+}
