@@ -227,17 +227,17 @@ pub(crate) fn rival_under_veil(
     label: Key,
     washed: bool,
 ) -> bool {
-    let fits: Vec<(Key, f32)> = printed
-        .iter()
-        .map(|&(k, p)| (k, under_veil_delta_e(measured, p)))
-        .collect();
-    let Some(&(_, own)) = fits.iter().find(|(k, _)| *k == label) else {
+    let Some(&(_, own)) = printed.iter().find(|(k, _)| *k == label) else {
         return false;
     };
+    let own = under_veil_min(measured, own, f32::INFINITY);
     // Washed out, the cell shows almost nothing of what lies beneath: a colour that fits
     // about as well under the veil is rival enough.
     let margin = if washed { -VEIL_TIE } else { VEIL_MARGIN };
-    fits.iter().any(|&(k, d)| k != label && d < own - margin)
+    let beat = own - margin;
+    printed
+        .iter()
+        .any(|&(k, p)| k != label && under_veil_min(measured, p, beat) < beat)
 }
 
 /// Within this ΔE₀₀ of the label's fit, a colour beneath the veil of a washed-out cell is a
@@ -248,6 +248,12 @@ const VEIL_TIE: f32 = 1.0;
 /// fits best, from none up to the measurement's smallest channel (see
 /// [`rival_under_veil`]).
 pub(crate) fn under_veil_delta_e(measured: &Measured, printed: LinRgb) -> f32 {
+    under_veil_min(measured, printed, f32::INFINITY)
+}
+
+/// [`under_veil_delta_e`], or `cap` when no veil brings it below `cap`. Veils whose lightness
+/// alone keeps them at `cap` or beyond (or beyond the best so far) are not converted to Lab.
+fn under_veil_min(measured: &Measured, printed: LinRgb, cap: f32) -> f32 {
     let seen = measured.corrected().to_array();
     VEIL_TINTS
         .iter()
@@ -263,8 +269,13 @@ pub(crate) fn under_veil_delta_e(measured: &Measured, printed: LinRgb) -> f32 {
                 LinRgb::from_array(std::array::from_fn(|c| p[c] + v * tint[c]))
             })
         })
-        .map(|under| measured.delta_e(under, Lab::from_linear(under)))
-        .fold(f32::INFINITY, f32::min)
+        .fold(cap, |best, under| {
+            if measured.delta_e_floor(under) >= best {
+                best
+            } else {
+                best.min(measured.delta_e(under, Lab::from_linear(under)))
+            }
+        })
 }
 
 /// Colours of the veil tried, as log blue/red tilts of neutral: the lamp that makes the glare

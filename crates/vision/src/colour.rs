@@ -265,6 +265,22 @@ impl Measured {
         }
     }
 
+    /// A lower bound of [`Measured::delta_e`] to `printed` from lightness alone: one cube
+    /// root instead of a Lab conversion and ΔE₀₀. ΔE₀₀ ≥ |ΔL|/S_L (see [`Lab::within`]),
+    /// and the clipped channels' shortfall only adds to it.
+    pub fn delta_e_floor(&self, printed: LinRgb) -> f32 {
+        let seen = if self.clipped.any() {
+            lightness(self.clipped.explain(self.corrected, printed))
+        } else {
+            self.lab.l
+        };
+        let l = lightness(printed);
+        let mean = (seen + l) / 2.0 - 50.0;
+        let s_l = 1.0 + 0.015 * mean * mean / (20.0 + mean * mean).sqrt();
+        // Shrunk a little for rounding: a floor must never exceed the exact value.
+        (seen - l).abs() / s_l * (1.0 - 1e-3)
+    }
+
     /// How far (natural log of the ratio) `printed` falls short of the bound in the clipped
     /// channel where it falls shortest; 0 where it reaches every bound.
     fn shortfall(&self, printed: LinRgb) -> f32 {
@@ -274,6 +290,20 @@ impl Measured {
             .map(|i| (m[i].clamp(0.0, 1.0) / c[i].max(1e-3)).ln())
             .fold(0.0, f32::max)
     }
+}
+
+/// CIE L* (D65) of a linear sRGB colour: its luminance through the cube-root curve, within
+/// 0..=100 as in [`Lab::from_linear`].
+fn lightness(c: LinRgb) -> f32 {
+    let y = 0.212_672_9 * c.r + 0.715_152_2 * c.g + 0.072_175 * c.b;
+    const EPSILON: f32 = 216.0 / 24389.0;
+    const KAPPA: f32 = 24389.0 / 27.0;
+    let l = if y > EPSILON {
+        116.0 * y.cbrt() - 16.0
+    } else {
+        KAPPA * y
+    };
+    l.clamp(0.0, 100.0)
 }
 
 /// ΔE₀₀ per natural-log unit by which a printed colour falls short of a clipped channel's
@@ -425,6 +455,37 @@ mod tests {
                     "{:?} {:?} {} (ΔE₀₀ {})", x, other, limit, x.delta_e(other)
                 );
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// The lightness floor never exceeds the clipped-aware ΔE₀₀ it bounds.
+        #[test]
+        fn delta_e_floor_is_below_delta_e(
+            m in proptest::array::uniform3(-0.1f32..1.2),
+            p in proptest::array::uniform3(-0.1f32..1.5),
+            clipped in proptest::array::uniform3(proptest::bool::ANY),
+        ) {
+            let measured = Measured::new(LinRgb::from_array(m), Clipped(clipped));
+            let printed = LinRgb::from_array(p);
+            let exact = measured.delta_e(printed, Lab::from_linear(printed));
+            proptest::prop_assert!(measured.delta_e_floor(printed) <= exact);
+        }
+    }
+
+    #[test]
+    fn lightness_is_lab_l() {
+        let colours = [
+            [0.0, 0.0, 0.0],
+            [1.0, 1.0, 1.0],
+            [0.2, 0.5, 0.9],
+            [0.001, 0.002, 0.0005],
+            [0.0, 1.5, 0.9],
+            [-0.01, -0.01, -0.01],
+        ];
+        for c in colours {
+            let c = LinRgb::from_array(c);
+            assert!((lightness(c) - Lab::from_linear(c).l).abs() < 1e-3);
         }
     }
 
