@@ -64,7 +64,7 @@ impl<'a> Lookup<'a> {
     /// The bilinear colour at ideal point `p`, rounded to 8 bits; `None` outside the photo.
     pub fn srgb(&self, p: [f32; 2]) -> Option<Srgb> {
         self.rgb(p).map(|px| {
-            let [r, g, b] = px.map(|x| x.round().clamp(0.0, 255.0) as u8);
+            let [r, g, b] = px.map(round_to_u8);
             Srgb::new(r, g, b)
         })
     }
@@ -76,7 +76,9 @@ impl<'a> Lookup<'a> {
         if !(x >= 0.0 && y >= 0.0 && x <= (w - 1) as f32 && y <= (h - 1) as f32) {
             return None;
         }
-        let (x0, y0) = (x.floor() as u32, y.floor() as u32);
+        // Both are at least 0, so truncation is the floor (and no call into libm, which
+        // `floor` is without SSE4.1; this is the hot loop of the number test).
+        let (x0, y0) = (x as u32, y as u32);
         let (x1, y1) = ((x0 + 1).min(w - 1), (y0 + 1).min(h - 1));
         let (fx, fy) = (x - x0 as f32, y - y0 as f32);
         let raw = self.image.as_raw();
@@ -86,6 +88,18 @@ impl<'a> Lookup<'a> {
             let bot = px(x0, y1, c) * (1.0 - fx) + px(x1, y1, c) * fx;
             top * (1.0 - fy) + bot * fy
         }))
+    }
+}
+
+/// `v` (within 0..=255) rounded half away from zero like `f32::round`, without its libm call.
+fn round_to_u8(v: f32) -> u8 {
+    let v = v.clamp(0.0, 255.0);
+    let t = v as u8;
+    // `v - t` is exact (Sterbenz), so this is round's own test.
+    if v - f32::from(t) >= 0.5 {
+        t + 1
+    } else {
+        t
     }
 }
 
@@ -323,4 +337,34 @@ fn robust_line(pts: &[[f64; 2]]) -> Option<Line> {
         line = Line::fit(&kept)?;
     }
     Some(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn round_to_u8_rounds_like_f32_round(v in -10.0f32..270.0) {
+            proptest::prop_assert_eq!(round_to_u8(v), v.round().clamp(0.0, 255.0) as u8);
+        }
+    }
+
+    #[test]
+    fn round_to_u8_at_the_halves() {
+        for v in [0.0, 0.5, 0.499_999_97, 1.5, 2.5, 254.5, 254.499_98, 255.0] {
+            assert_eq!(round_to_u8(v), v.round() as u8, "{v}");
+        }
+    }
+
+    #[test]
+    fn bilinear_lookup_between_four_pixels() {
+        let img = RgbImage::from_fn(2, 2, |x, y| image::Rgb([(100 * x + 10 * y) as u8, 0, 255]));
+        let look = Lookup::new(&img, None);
+        assert_eq!(look.rgb([0.5, 0.5]), Some([55.0, 0.0, 255.0]));
+        assert_eq!(look.srgb([0.25, 0.0]), Some(Srgb::new(25, 0, 255)));
+        assert_eq!(look.rgb([1.0, 1.0]), Some([110.0, 0.0, 255.0]));
+        assert_eq!(look.rgb([1.01, 0.0]), None);
+        assert_eq!(look.rgb([-0.01, 0.0]), None);
+    }
 }

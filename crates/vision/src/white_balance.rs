@@ -271,9 +271,11 @@ fn nearest(wb: &WhiteBalance, m: &[LinRgb], p: &[(LinRgb, Lab)]) -> Vec<usize> {
                 let (dl, da, db) = (lab.l - e.l, lab.a - e.a, lab.b - e.b);
                 dl * dl + da * da + db * db
             };
+            // Each distance once (`min_by` on the entries would compute two per comparison).
             p.iter()
+                .map(d2)
                 .enumerate()
-                .min_by(|a, b| d2(a.1).total_cmp(&d2(b.1)))
+                .min_by(|a, b| a.1.total_cmp(&b.1))
                 .map_or(0, |(i, _)| i)
         })
         .collect()
