@@ -11,6 +11,9 @@ pub enum VisionError {
         context: &'static str,
         message: String,
     },
+    /// A path that names no readable file: missing, a folder, or not permitted.
+    #[error("{path}: {why}")]
+    NoFile { path: String, why: String },
     /// An empty image, which is also how OpenCV reports a file it could not read.
     #[error("{0}: the image is empty (unreadable file or no frame)")]
     EmptyImage(String),

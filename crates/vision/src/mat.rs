@@ -65,9 +65,22 @@ pub fn mat_to_rgb(mat: &impl MatTraitConst) -> Result<RgbImage, VisionError> {
 /// Reads a photo (any format OpenCV decodes) as RGB, honouring its EXIF orientation.
 pub fn read_rgb(path: &std::path::Path) -> Result<RgbImage, VisionError> {
     let name = path.to_string_lossy();
-    // Checked first so that OpenCV does not print its own warning for a missing file.
-    if !path.is_file() {
-        return Err(VisionError::EmptyImage(name.into_owned()));
+    // Checked first so that OpenCV does not print its own warning for a missing file, and so
+    // that the message says what is wrong with the path rather than "empty image".
+    let no_file = |why: String| VisionError::NoFile {
+        path: name.clone().into_owned(),
+        why,
+    };
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(no_file("no such file".into()))
+        }
+        Err(e) => return Err(no_file(format!("cannot open it ({e})"))),
+        Ok(m) if m.is_dir() => return Err(no_file("a folder, not an image file".into())),
+        Ok(_) => {}
+    }
+    if let Err(e) = std::fs::File::open(path) {
+        return Err(no_file(format!("cannot open it ({e})")));
     }
     let mat = imgcodecs::imread(&name, imgcodecs::IMREAD_COLOR)
         .map_err(VisionError::opencv("reading an image file"))?;
@@ -223,7 +236,7 @@ mod tests {
     }
 
     #[test]
-    fn read_rgb_decodes_a_png_in_rgb_order_and_reports_missing_files() {
+    fn read_rgb_decodes_a_png_in_rgb_order_and_reports_missing_files_and_folders() {
         let img = sample_image();
         let dir = std::env::temp_dir().join(format!("tablejudge-vision-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -231,12 +244,15 @@ mod tests {
         img.save(&path).unwrap();
         let back = read_rgb(&path);
         let missing = read_rgb(&dir.join("missing.png"));
+        let folder = read_rgb(&dir);
         let garbage_path = dir.join("garbage.png");
         std::fs::write(&garbage_path, b"not a picture").unwrap();
         let garbage = read_rgb(&garbage_path);
         std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(back.unwrap(), img);
-        assert!(matches!(missing, Err(VisionError::EmptyImage(_))));
+        let message = |r: Result<RgbImage, VisionError>| r.unwrap_err().to_string();
+        assert!(message(missing).ends_with("missing.png: no such file"));
+        assert!(message(folder).ends_with(": a folder, not an image file"));
         assert!(matches!(garbage, Err(VisionError::EmptyImage(_))));
     }
 }
