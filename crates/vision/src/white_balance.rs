@@ -161,8 +161,9 @@ impl WhiteBalance {
         // Most starts converge to one of a few label sets, hence to bit-identical gains: the
         // CIEDE2000 residual (the costly part) is computed once per distinct result.
         let mut seen: Vec<([u32; 3], f32)> = Vec::new();
+        let mut settled = Vec::new();
         for start in starts {
-            let balance = converge(start, &m, &p);
+            let balance = converge(start, &m, &p, &mut settled);
             let key = balance.gains.map(f32::to_bits);
             let residual = match seen.iter().find(|(k, _)| *k == key) {
                 Some(&(_, r)) => r,
@@ -239,24 +240,45 @@ fn gains_from(measured: [f32; 3], expected: [f32; 3]) -> Option<WhiteBalance> {
 }
 
 /// Label with the nearest palette entry, refit, repeat until the labels stop changing.
-fn converge(start: WhiteBalance, m: &[LinRgb], p: &[(LinRgb, Lab)]) -> WhiteBalance {
-    let mut wb = start;
-    let mut labels: Vec<usize> = Vec::new();
-    for _ in 0..12 {
-        let next_labels = nearest(&wb, m, p);
-        if next_labels == labels {
+fn converge(
+    start: WhiteBalance,
+    m: &[LinRgb],
+    p: &[(LinRgb, Lab)],
+    settled: &mut Vec<(Vec<usize>, Option<WhiteBalance>)>,
+) -> WhiteBalance {
+    // After the first labelling the path depends on the labels alone, and most starts label
+    // alike: each first labelling is followed once.
+    let first = nearest(&start, m, p);
+    if let Some((_, wb)) = settled.iter().find(|(labels, _)| *labels == first) {
+        return wb.unwrap_or(start);
+    }
+    let wb = settle(first.clone(), m, p);
+    settled.push((first, wb));
+    wb.unwrap_or(start)
+}
+
+/// Refits to `labels` and relabels until the labels repeat (at most 12 fits); `None` when the
+/// first fit has no usable channel.
+fn settle(mut labels: Vec<usize>, m: &[LinRgb], p: &[(LinRgb, Lab)]) -> Option<WhiteBalance> {
+    let fit = |labels: &[usize]| {
+        let pairs: Vec<(LinRgb, LinRgb)> =
+            m.iter().zip(labels).map(|(&c, &l)| (c, p[l].0)).collect();
+        WhiteBalance::from_linear_references(&pairs)
+    };
+    let mut wb = fit(&labels).ok()?;
+    for _ in 1..12 {
+        let next = nearest(&wb, m, p);
+        if next == labels {
             break;
         }
-        labels = next_labels;
-        let pairs: Vec<(LinRgb, LinRgb)> =
-            m.iter().zip(&labels).map(|(&c, &l)| (c, p[l].0)).collect();
-        match WhiteBalance::from_linear_references(&pairs) {
+        labels = next;
+        match fit(&labels) {
             Ok(next) => wb = next,
             // No usable channel: keep the last gains, whose residual still ranks this start.
             Err(_) => break,
         }
     }
-    wb
+    Some(wb)
 }
 
 /// The nearest palette entry of each corrected colour by Euclidean distance in CIELAB (ΔE₇₆):
