@@ -292,10 +292,10 @@ impl Measured {
     }
 }
 
-/// CIE L* (D65) of a linear sRGB colour: its luminance through the cube-root curve, within
-/// 0..=100 as in [`Lab::from_linear`].
+/// CIE L* (D65) of a linear sRGB colour, within 0..=100 as in [`Lab::from_linear`]: its
+/// luminance through the cube-root curve, without a* and b* (two fewer cube roots).
 fn lightness(c: LinRgb) -> f32 {
-    let y = 0.212_672_9 * c.r + 0.715_152_2 * c.g + 0.072_175 * c.b;
+    let y = c.to_xyz().y;
     const EPSILON: f32 = 216.0 / 24389.0;
     const KAPPA: f32 = 24389.0 / 27.0;
     let l = if y > EPSILON {
