@@ -160,9 +160,7 @@ impl Lab {
         if upper_sq <= (limit * (1.0 - SLACK)).powi(2) {
             return true;
         }
-        let mean_l = (self.l + other.l) / 2.0 - 50.0;
-        let s_l = 1.0 + 0.015 * mean_l * mean_l / (20.0 + mean_l * mean_l).sqrt();
-        if dl.abs() / s_l > limit * (1.0 + SLACK) {
+        if lightness_term(self.l, other.l) > limit * (1.0 + SLACK) {
             return false;
         }
         self.delta_e(other) <= limit
@@ -274,11 +272,8 @@ impl Measured {
         } else {
             self.lab.l
         };
-        let l = lightness(printed);
-        let mean = (seen + l) / 2.0 - 50.0;
-        let s_l = 1.0 + 0.015 * mean * mean / (20.0 + mean * mean).sqrt();
         // Shrunk a little for rounding: a floor must never exceed the exact value.
-        (seen - l).abs() / s_l * (1.0 - 1e-3)
+        lightness_term(seen, lightness(printed)) * (1.0 - 1e-3)
     }
 
     /// How far (natural log of the ratio) `printed` falls short of the bound in the clipped
@@ -290,6 +285,14 @@ impl Measured {
             .map(|i| (m[i].clamp(0.0, 1.0) / c[i].max(1e-3)).ln())
             .fold(0.0, f32::max)
     }
+}
+
+/// ΔE₀₀'s lightness term |ΔL*|/S_L for two lightnesses: a lower bound of ΔE₀₀ itself (see
+/// [`Lab::within`]).
+fn lightness_term(l1: f32, l2: f32) -> f32 {
+    let mean = (l1 + l2) / 2.0 - 50.0;
+    let s_l = 1.0 + 0.015 * mean * mean / (20.0 + mean * mean).sqrt();
+    (l1 - l2).abs() / s_l
 }
 
 /// CIE L* (D65) of a linear sRGB colour, within 0..=100 as in [`Lab::from_linear`]: its

@@ -71,16 +71,13 @@ pub fn read_rgb(path: &std::path::Path) -> Result<RgbImage, VisionError> {
         path: name.clone().into_owned(),
         why,
     };
-    match std::fs::metadata(path) {
+    match std::fs::File::open(path).and_then(|f| f.metadata()) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(no_file("no such file".into()))
         }
         Err(e) => return Err(no_file(format!("cannot open it ({e})"))),
         Ok(m) if m.is_dir() => return Err(no_file("a folder, not an image file".into())),
         Ok(_) => {}
-    }
-    if let Err(e) = std::fs::File::open(path) {
-        return Err(no_file(format!("cannot open it ({e})")));
     }
     let mat = imgcodecs::imread(&name, imgcodecs::IMREAD_COLOR)
         .map_err(VisionError::opencv("reading an image file"))?;

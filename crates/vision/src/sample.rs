@@ -249,15 +249,20 @@ fn two_surfaces(kept: &[[u8; 3]], left_out: &[[u8; 3]]) -> Option<Srgb> {
         }))
         .collect();
     let (total, total_sq) = prefix[n];
+    let means = |k: usize| {
+        (
+            prefix[k].0 / k as f64,
+            (total - prefix[k].0) / (n - k) as f64,
+        )
+    };
     let (k, _) = (n / 10..=n - n / 10)
         .map(|k| {
-            let (a, b) = (k as f64, (n - k) as f64);
-            let (m0, m1) = (prefix[k].0 / a, (total - prefix[k].0) / b);
-            (k, a * b * (m1 - m0) * (m1 - m0))
+            let (m0, m1) = means(k);
+            (k, (k * (n - k)) as f64 * (m1 - m0) * (m1 - m0))
         })
         .max_by(|x, y| x.1.total_cmp(&y.1))?;
     let (a, b) = (k as f64, (n - k) as f64);
-    let (m0, m1) = (prefix[k].0 / a, (total - prefix[k].0) / b);
+    let (m0, m1) = means(k);
     let within = ((prefix[k].1 - a * m0 * m0) + (total_sq - prefix[k].1 - b * m1 * m1)) / n as f64;
     let apart = (m1 - m0) / within.max(1e-6).sqrt();
     (apart >= f64::from(SURFACES_APART)).then(|| {

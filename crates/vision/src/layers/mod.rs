@@ -523,7 +523,7 @@ impl LayersReader {
 
         // The surround just outside the frame: card colour on every side for a stack.
         let near = ring(&look, &ideal, rows, cols, fw + 0.08, fw + 0.3, 3);
-        let surround = quantile(near.iter().flatten(), 0.5);
+        let surround = median(near.iter().flatten());
         let card_lit = quantile(near.iter().flatten(), 0.9);
         // With the frame and the surround as references (the stack hypothesis). Where the card
         // is clipped only the dark frame would remain, and flare on it bends the gain.
