@@ -392,10 +392,14 @@ fn verdict_line(j: &Judgement) -> String {
         }
         Judgement::Mismatch { mismatched, .. } => {
             let cells: Vec<String> = mismatched.iter().map(ToString::to_string).collect();
+            let (noun, verb) = if mismatched.len() == 1 {
+                ("cell", "differs")
+            } else {
+                ("cells", "differ")
+            };
             format!(
-                "MISMATCH: {} cell{} differ: {}",
+                "MISMATCH: {} {noun} {verb}: {}",
                 mismatched.len(),
-                if mismatched.len() == 1 { "" } else { "s" },
                 cells.join("; ")
             )
         }
@@ -493,4 +497,24 @@ fn draw_grids_only(
         })
         .collect();
     annotate(image, &grid_notes, banner, CellMark::Doubtful)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tablejudge_rules::Turn;
+
+    #[test]
+    fn a_mismatch_line_counts_its_cells_in_good_english() {
+        let line = |cells: &[Pos]| {
+            verdict_line(&Judgement::Mismatch {
+                best_quarter_turns: Turn::ALL[0],
+                mismatched: cells.to_vec(),
+            })
+        };
+        let a = Pos { row: 3, col: 1 };
+        let b = Pos { row: 0, col: 2 };
+        assert_eq!(line(&[a]), format!("MISMATCH: 1 cell differs: {a}"));
+        assert_eq!(line(&[a, b]), format!("MISMATCH: 2 cells differ: {a}; {b}"));
+    }
 }
