@@ -112,6 +112,17 @@ fn align(read: &Grid<Option<Key>>, truth: &Grid<Key>) -> (Turn, usize) {
         .unwrap_or((Turn::R0, usize::MAX))
 }
 
+/// The summary's bucket for a scene judged undecided with `doubtful` cells: their count (nine
+/// and more together), or the judge's reason when no cell is to blame.
+fn undecided_bucket(doubtful: usize, reason: &str) -> String {
+    match doubtful {
+        0 => reason.to_string(),
+        1 => "1 doubtful cell".to_string(),
+        2..=8 => format!("{doubtful} doubtful cells"),
+        _ => "9 or more doubtful cells".to_string(),
+    }
+}
+
 fn short_reason(e: &LayersError) -> String {
     match e {
         LayersError::NotFound { what, .. } => format!("no {what} found"),
@@ -283,10 +294,12 @@ fn eval_scene(
         (Err(e), _) => ("undecided", Some(short_reason(e))),
         (_, Some(Judgement::Match { .. })) => ("match", None),
         (_, Some(Judgement::Mismatch { .. })) => ("mismatch", None),
-        (_, Some(Judgement::Undecided { doubtful, .. })) => (
-            "undecided",
-            Some(format!("{} doubtful cells", doubtful.len().min(9))),
-        ),
+        (
+            _,
+            Some(Judgement::Undecided {
+                doubtful, reason, ..
+            }),
+        ) => ("undecided", Some(undecided_bucket(doubtful.len(), reason))),
         (Ok(_), None) => ("undecided", Some("not judged".into())),
     };
     let failed =
@@ -439,4 +452,18 @@ fn print_summary(s: &Summary) -> Result<()> {
         outln!("why undecided: {}", r.join(", "));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn undecided_scenes_are_bucketed_by_their_doubtful_cells() {
+        let reason = "the read grid is 4x4 but the pattern is 5x5";
+        assert_eq!(undecided_bucket(0, reason), reason);
+        assert_eq!(undecided_bucket(1, reason), "1 doubtful cell");
+        assert_eq!(undecided_bucket(8, reason), "8 doubtful cells");
+        assert_eq!(undecided_bucket(16, reason), "9 or more doubtful cells");
+    }
 }
