@@ -206,8 +206,11 @@ fn blocks_of(
         y0 = y0.min(y);
         y1 = y1.max(y);
     }
-    if x0 == x1 || y0 == y1 {
-        return Ok(Vec::new()); // a single row or column: no homography
+    let positions: Vec<[i32; 2]> = members.iter().map(|&(_, g)| g).collect();
+    if x0 == x1 || y0 == y1 || !four_in_general_position(&positions) {
+        // A single row or column, or a line and one cell beside it, does not determine a
+        // homography (RANSAC searched such sets in vain for up to 25 ms).
+        return Ok(Vec::new());
     }
     let from: Vector<Point2f> = members
         .iter()
@@ -293,6 +296,28 @@ fn blocks_of(
     Ok(out)
 }
 
+/// Whether some four distinct points of `points` have no three on a line, which a homography
+/// needs. Without such four, all distinct points but at most one lie on one line, and that line
+/// passes through two of the first three distinct points.
+fn four_in_general_position(points: &[[i32; 2]]) -> bool {
+    let mut distinct = points.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    if distinct.len() < 4 {
+        return false;
+    }
+    let cross = |a: [i32; 2], b: [i32; 2], p: [i32; 2]| {
+        i64::from(b[0] - a[0]) * i64::from(p[1] - a[1])
+            - i64::from(b[1] - a[1]) * i64::from(p[0] - a[0])
+    };
+    let off_line =
+        |a: [i32; 2], b: [i32; 2]| distinct.iter().filter(|&&p| cross(a, b, p) != 0).count();
+    let (d0, d1, d2) = (distinct[0], distinct[1], distinct[2]);
+    [(d0, d1), (d0, d2), (d1, d2)]
+        .iter()
+        .all(|&(a, b)| off_line(a, b) >= 2)
+}
+
 /// Block origins along one axis for a block of `len` cells and observed cells `lo..=hi`: all
 /// origins that contain the observed span, or, when the span is longer, all inside it.
 fn placements(lo: i32, hi: i32, len: i32) -> Vec<i32> {
@@ -309,6 +334,56 @@ mod tests {
     use super::*;
     use crate::geom::homography_4;
     use crate::rectify::apply_homography;
+
+    #[test]
+    fn four_points_in_general_position_need_two_off_every_line() {
+        // A column of three and one cell beside it (a duplicate changes nothing).
+        let t_shape = [[0, 0], [-1, 0], [-1, -1], [-1, 1], [-1, 0]];
+        assert!(!four_in_general_position(&t_shape));
+        assert!(!four_in_general_position(&[
+            [0, 0],
+            [1, 1],
+            [2, 2],
+            [3, 3],
+            [0, 1]
+        ]));
+        assert!(!four_in_general_position(&[[0, 0], [1, 0], [0, 1]]));
+        // A plus: its four arms have no three on a line.
+        assert!(four_in_general_position(&[
+            [0, 0],
+            [1, 0],
+            [-1, 0],
+            [0, 1],
+            [0, -1]
+        ]));
+        assert!(four_in_general_position(&[
+            [0, 0],
+            [1, 0],
+            [2, -1],
+            [0, -1],
+            [2, 0]
+        ]));
+    }
+
+    /// Why such sets are turned away: a line and one point off it do not determine a
+    /// homography. A homology whose axis is the line and whose centre is the point fixes all
+    /// of them and yet moves the plane.
+    #[test]
+    fn a_line_and_one_point_fit_many_homographies() {
+        let t_shape = [[0.0f32, 0.0], [-1.0, 0.0], [-1.0, -1.0], [-1.0, 1.0]];
+        let identity: Homography = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+        // Axis x = -1, centre (0, 0), ratio 2: I + (2 - 1)·c·aᵀ with a = (1, 0, 1).
+        let homology: Homography = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 0.0, 2.0]];
+        for p in t_shape {
+            let (a, b) = (
+                apply_homography(&identity, p).unwrap(),
+                apply_homography(&homology, p).unwrap(),
+            );
+            assert!(dist(a, b) < 1e-6, "{p:?}: {a:?} vs {b:?}");
+        }
+        let moved = apply_homography(&homology, [1.0, 0.0]).unwrap();
+        assert!(dist(moved, [1.0, 0.0]) > 0.5, "{moved:?}");
+    }
 
     /// The patches of a 4×6 chart (patch 0.8 of the pitch) seen in perspective, two missing.
     #[test]
@@ -342,6 +417,5 @@ mod tests {
             "{:?}",
             best.quad
         );
-        let _ = apply_homography;
     }
 }
