@@ -94,13 +94,47 @@ impl Cell {
     }
 }
 
+fn norm(a: [f32; 2]) -> f32 {
+    a[0].hypot(a[1])
+}
+
+/// The cells by the x of their centres, to find those near one without comparing every pair
+/// (a checked tablecloth gives hundreds of cells).
+struct ByX {
+    xs: Vec<f32>,
+    order: Vec<usize>,
+}
+
+impl ByX {
+    fn new(cells: &[Cell]) -> ByX {
+        let mut order: Vec<usize> = (0..cells.len()).collect();
+        order.sort_by(|&a, &b| cells[a].c[0].total_cmp(&cells[b].c[0]));
+        let xs = order.iter().map(|&i| cells[i].c[0]).collect();
+        ByX { xs, order }
+    }
+
+    /// Into `out`, in ascending order (the order of a scan over all cells): the cells whose
+    /// centre lies within `r` of `x` horizontally.
+    fn near(&self, x: f32, r: f32, out: &mut Vec<usize>) {
+        let lo = self.xs.partition_point(|&v| v < x - r);
+        let hi = self.xs.partition_point(|&v| v <= x + r).max(lo);
+        out.clear();
+        out.extend_from_slice(&self.order[lo..hi]);
+        out.sort_unstable();
+    }
+}
+
 /// The lattice pitch in units of a cell's side: the median over cells of the nearest
 /// similar-size neighbour that lies along one of the cell's own axes.
-fn pitch_ratio(cells: &[Cell]) -> Option<f32> {
+fn pitch_ratio(cells: &[Cell], by_x: &ByX) -> Option<f32> {
     let mut ratios = Vec::new();
+    let mut near = Vec::new();
     for (i, a) in cells.iter().enumerate() {
         let mut best = f32::INFINITY;
-        for (j, b) in cells.iter().enumerate() {
+        // Up to 2.2 sides away along either axis.
+        by_x.near(a.c[0], 2.2 * (norm(a.u) + norm(a.v)) + 1.0, &mut near);
+        for &j in &near {
+            let b = &cells[j];
             if i == j || !(0.5..2.0).contains(&(b.area / a.area)) {
                 continue;
             }
@@ -136,19 +170,33 @@ pub fn lattice_blocks(
 ) -> Result<Vec<LatticeBlock>, VisionError> {
     let max_area = width * height / (rows * cols) as f32;
     let mut cells: Vec<Cell> = Vec::new();
+    // The kept cells' centre x and index, sorted: a duplicate lies close by.
+    let mut kept: Vec<(f32, usize)> = Vec::new();
     for b in blobs.iter().filter(|b| b.area <= max_area) {
         let c = Cell::new(b);
-        // The same region found in two binary maps: keep the first.
-        if cells.iter().all(|o| {
-            dist(o.c, c.c) > 0.3 * o.area.sqrt() || !(0.6..1.66).contains(&(c.area / o.area))
-        }) {
+        // The same region found in two binary maps: keep the first. Such a twin is at most
+        // 0.3 of its side away, and its area at most c's / 0.6.
+        let r = 0.3 * (c.area / 0.6).max(0.0).sqrt() + 1.0;
+        let lo = kept.partition_point(|&(x, _)| x < c.c[0] - r);
+        let twin = kept[lo..]
+            .iter()
+            .take_while(|&&(x, _)| x <= c.c[0] + r)
+            .any(|&(_, i)| {
+                let o: &Cell = &cells[i];
+                dist(o.c, c.c) <= 0.3 * o.area.sqrt() && (0.6..1.66).contains(&(c.area / o.area))
+            });
+        if !twin {
+            let at = kept.partition_point(|&(x, _)| x < c.c[0]);
+            kept.insert(at, (c.c[0], cells.len()));
             cells.push(c);
         }
     }
-    let Some(rho) = pitch_ratio(&cells) else {
+    let by_x = ByX::new(&cells);
+    let Some(rho) = pitch_ratio(&cells, &by_x) else {
         return Ok(Vec::new());
     };
     let mut assigned: Vec<Option<usize>> = vec![None; cells.len()];
+    let mut near = Vec::new();
     let mut out = Vec::new();
     let mut component = 0;
     for seed in 0..cells.len() {
@@ -161,7 +209,10 @@ pub fn lattice_blocks(
         assigned[seed] = Some(component);
         while let Some((i, g, u, v)) = queue.pop() {
             let a = &cells[i];
-            for (j, b) in cells.iter().enumerate() {
+            // A neighbour lies up to 1.25 pitches away along either axis.
+            by_x.near(a.c[0], 1.25 * rho * (norm(u) + norm(v)) + 1.0, &mut near);
+            for &j in &near {
+                let b = &cells[j];
                 if assigned[j].is_some() || !(0.5..2.0).contains(&(b.area / a.area)) {
                     continue;
                 }
@@ -334,6 +385,27 @@ mod tests {
     use super::*;
     use crate::geom::homography_4;
     use crate::rectify::apply_homography;
+
+    proptest::proptest! {
+        /// `ByX::near` finds exactly the cells a scan over all of them would, in its order.
+        #[test]
+        fn cells_near_an_x_are_those_a_full_scan_finds(
+            xs in proptest::collection::vec(0.0f32..400.0, 0..60),
+            x in -20.0f32..420.0,
+            r in 0.0f32..80.0,
+        ) {
+            let cells: Vec<Cell> = xs
+                .iter()
+                .map(|&cx| Cell { c: [cx, 0.0], u: [1.0, 0.0], v: [0.0, 1.0], area: 1.0 })
+                .collect();
+            let mut near = Vec::new();
+            ByX::new(&cells).near(x, r, &mut near);
+            let scan: Vec<usize> = (0..cells.len())
+                .filter(|&i| (cells[i].c[0] - x).abs() <= r)
+                .collect();
+            proptest::prop_assert_eq!(near, scan);
+        }
+    }
 
     #[test]
     fn four_points_in_general_position_need_two_off_every_line() {
