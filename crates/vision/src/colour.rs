@@ -165,6 +165,25 @@ impl Lab {
         }
         self.delta_e(other) <= limit
     }
+
+    /// [`Lab::within`] for several limits at once, with the bounds and at most one ΔE₀₀
+    /// computed once for all.
+    pub fn within_each<const N: usize>(self, other: Lab, limits: [f32; N]) -> [bool; N] {
+        const SLACK: f32 = 1e-3;
+        let (dl, da, db) = (self.l - other.l, self.a - other.a, self.b - other.b);
+        let upper_sq = dl * dl + 4.5 * da * da + 2.0 * db * db;
+        let (mut lower, mut exact) = (None, None);
+        limits.map(|limit| {
+            if upper_sq <= (limit * (1.0 - SLACK)).powi(2) {
+                return true;
+            }
+            if *lower.get_or_insert_with(|| lightness_term(self.l, other.l)) > limit * (1.0 + SLACK)
+            {
+                return false;
+            }
+            *exact.get_or_insert_with(|| self.delta_e(other)) <= limit
+        })
+    }
 }
 
 impl From<Srgb> for LinRgb {
@@ -458,6 +477,22 @@ mod tests {
                     "{:?} {:?} {} (ΔE₀₀ {})", x, other, limit, x.delta_e(other)
                 );
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// `within_each` answers for each limit as `within` does.
+        #[test]
+        fn within_each_agrees_with_within(
+            l1 in 0.0f32..100.0, a1 in -110.0f32..110.0, b1 in -110.0f32..110.0,
+            dl in -40.0f32..40.0, da in -40.0f32..40.0, db in -40.0f32..40.0,
+            lo in 0.5f32..30.0, hi in 0.5f32..60.0,
+        ) {
+            let (x, y) = (Lab::new(l1, a1, b1), Lab::new(l1 + dl, a1 + da, b1 + db));
+            proptest::prop_assert_eq!(
+                x.within_each(y, [lo, hi]),
+                [x.within(y, lo), x.within(y, hi)]
+            );
         }
     }
 

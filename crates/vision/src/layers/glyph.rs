@@ -180,10 +180,11 @@ impl Margin {
             .collect()
     }
 
-    /// The per-channel median of the samples 0.1 to 0.3 cells past the frame on `side`: the
-    /// material right outside it (a mission card's margin can be a third of a cell).
-    fn body(&self, side: usize) -> Option<Lab> {
-        let mut near: Vec<Lab> = Vec::new();
+    /// Per side (0 top, 1 right, 2 bottom, 3 left), the per-channel median of the samples 0.1
+    /// to 0.3 cells past the frame: the material right outside it (a mission card's margin can
+    /// be a third of a cell). One pass over the margin for all four.
+    fn bodies(&self) -> [Option<Lab>; 4] {
+        let mut near: [Vec<Lab>; 4] = Default::default();
         for y in 0..self.height {
             for x in 0..self.width {
                 let Sample::Seen(lab) = self.at(x, y) else {
@@ -191,17 +192,19 @@ impl Margin {
                 };
                 let p = self.point(x as f32, y as f32);
                 let out = self.outward(p);
-                let along = if side % 2 == 0 {
-                    (0.0..=self.cols).contains(&p[0])
-                } else {
-                    (0.0..=self.rows).contains(&p[1])
-                };
-                if along && (0.1..=0.3).contains(&out[side]) {
-                    near.push(lab);
+                for (side, near) in near.iter_mut().enumerate() {
+                    let along = if side % 2 == 0 {
+                        (0.0..=self.cols).contains(&p[0])
+                    } else {
+                        (0.0..=self.rows).contains(&p[1])
+                    };
+                    if along && (0.1..=0.3).contains(&out[side]) {
+                        near.push(lab);
+                    }
                 }
             }
         }
-        median_lab(&near)
+        near.map(|n| median_lab(&n))
     }
 
     /// Where a grid-plane point lies in [`Margin::side`]'s lattice: `(side, column, depth)`.
@@ -339,7 +342,7 @@ const PATTERN_DE: f32 = 15.0;
 
 fn score_margin(m: &Margin) -> GlyphEvidence {
     let sides: [Vec<[Option<Lab>; DEPTHS]>; 4] = std::array::from_fn(|s| m.side(s));
-    let bodies: [Option<Lab>; 4] = std::array::from_fn(|s| m.body(s));
+    let bodies = m.bodies();
     let steps: [Option<SideSteps>; 4] = std::array::from_fn(|s| {
         bodies[s].and_then(|body| {
             SideSteps::new(&sides[s], &|x: &Option<Lab>| {
@@ -368,12 +371,21 @@ fn score_margin(m: &Margin) -> GlyphEvidence {
             let out = m.outward(m.point(x as f32, y as f32));
             // Judged against the nearest body: body when any is within BODY_DE, ink when all
             // lie beyond INK_DE (a corner lies beyond two sides).
-            let beside = || (0..4).filter(|&s| out[s] > 0.0).filter_map(|s| bodies[s]);
-            if beside().next().is_none() || beside().any(|b| b.within(lab, BODY_DE)) {
+            let (mut beside, mut body, mut beyond_ink) = (false, false, true);
+            for b in (0..4).filter(|&s| out[s] > 0.0).filter_map(|s| bodies[s]) {
+                beside = true;
+                let [near, not_ink] = b.within_each(lab, [BODY_DE, INK_DE]);
+                if near {
+                    body = true;
+                    break;
+                }
+                beyond_ink &= !not_ink;
+            }
+            if !beside || body {
                 continue;
             }
             mask.put_pixel(x as u32, y as u32, Luma([255]));
-            ink[y * m.width + x] = !beside().any(|b| b.within(lab, INK_DE));
+            ink[y * m.width + x] = beyond_ink;
         }
     }
     let labels = connected_components(&mask, Connectivity::Eight, Luma([0u8]));
