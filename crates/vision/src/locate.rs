@@ -9,7 +9,8 @@
 //! 3. **Hypotheses.** Every large quad is a candidate cell area, in both orientations when
 //!    rows ≠ cols, and the largest are also tried as the *outer* edge of a frame or chart body
 //!    of 0.1–0.4 cells. Small similar quads (cells) give lattice blocks ([`crate::lattice`]).
-//! 4. **Scoring.** Each hypothesis is warped to a small fronto-parallel patch (a few pixels per
+//! 4. **Scoring.** A hypothesis whose cells all look alike (one surface: a cloth's check) is
+//!    dropped first. Each other hypothesis is warped to a small fronto-parallel patch (a few pixels per
 //!    cell plus half a cell around) and scored by how well an R×C lattice explains it:
 //!    gradients in bands around the lattice lines rather than in the cell interiors, cell
 //!    interiors uniform compared with the contrast between cells, and a surround that does not
@@ -174,6 +175,12 @@ impl Locator {
         let k = params.score_cell_px.max(8) as i32;
         let mut scored: Vec<Candidate> = Vec::with_capacity(hyps.len());
         for hyp in &hyps {
+            // A quad whose cells all look alike (a tablecloth's check) is no grid of coloured
+            // cells; most large quads on a checked cloth are such, and warping each to score it
+            // was most of the locator's time there.
+            if self.cells_alike(&hyp.quad, rows, cols)? {
+                continue;
+            }
             let (quality, touches) = self.score(&hyp.quad, rows, cols, k, hyp.fill, false)?;
             if quality.total <= 0.0 {
                 continue;
@@ -387,6 +394,49 @@ impl Locator {
         Ok(None)
     }
 
+    /// Whether the cells of the R×C lattice in `quad` all show about the same colour: the
+    /// per-channel spread of their means, each from five pixels around the cell's centre, is
+    /// under [`ALIKE_RMS`] levels.
+    fn cells_alike(&self, quad: &Quad, rows: usize, cols: usize) -> Result<bool, VisionError> {
+        let Some(g) = homography_4(&rect(0.0, 0.0, cols as f32, rows as f32), quad) else {
+            return Ok(false);
+        };
+        let px = self
+            .small
+            .data_bytes()
+            .map_err(VisionError::opencv("detection copy bytes"))?;
+        let (w, h) = (self.small.cols() as usize, self.small.rows() as usize);
+        let mut means = Vec::with_capacity(rows * cols);
+        for r in 0..rows {
+            for c in 0..cols {
+                let (x, y) = (c as f32 + 0.5, r as f32 + 0.5);
+                let mut sum = [0.0f32; 3];
+                for [dx, dy] in [
+                    [0.0, 0.0],
+                    [-0.25, -0.25],
+                    [0.25, -0.25],
+                    [0.25, 0.25],
+                    [-0.25, 0.25],
+                ] {
+                    let Some([sx, sy]) = crate::rectify::apply_homography(&g, [x + dx, y + dy])
+                    else {
+                        return Ok(false);
+                    };
+                    let (sx, sy) = (sx.round(), sy.round());
+                    if !(sx >= 0.0 && sy >= 0.0 && (sx as usize) < w && (sy as usize) < h) {
+                        return Ok(false); // partly outside: leave it to the full score
+                    }
+                    let i = (sy as usize * w + sx as usize) * 3;
+                    for (s, &v) in sum.iter_mut().zip(&px[i..i + 3]) {
+                        *s += f32::from(v) / 5.0;
+                    }
+                }
+                means.push(sum);
+            }
+        }
+        Ok(spread(&means) < ALIKE_RMS * ALIKE_RMS)
+    }
+
     /// Scores one hypothesis (see the module docs); also says whether it touches the border.
     fn score(
         &mut self,
@@ -462,6 +512,10 @@ impl Locator {
         Ok((q, touches))
     }
 }
+
+/// Cells whose mean colours spread by less than this (RMS over cells, 8-bit levels, mean over
+/// channels) look alike: sensor noise and JPEG blocks on one surface, no printed colours.
+const ALIKE_RMS: f32 = 4.0;
 
 /// See [`Candidate::prominence`].
 fn prominence(quality: f32, area_fraction: f32) -> f32 {
@@ -926,4 +980,39 @@ pub fn upright(corners: &Quad, rows: usize, cols: usize) -> (Quad, usize) {
         }
     }
     best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::Rgb;
+
+    #[test]
+    fn cells_of_one_surface_look_alike_and_a_coloured_grid_does_not() {
+        // A plain surface with a little texture, and a 4×4 grid of printed colours on it.
+        let mut img = RgbImage::from_fn(480, 270, |x, y| {
+            let t = ((x * 7 + y * 13) % 7) as u8;
+            Rgb([125 + t, 117 + t, 107 + t])
+        });
+        let colours = [[200, 40, 40], [40, 160, 60], [40, 80, 180], [230, 200, 50]];
+        for y in 100..180u32 {
+            for x in 300..380u32 {
+                let (r, c) = ((y - 100) / 20, (x - 300) / 20);
+                img.put_pixel(x, y, Rgb(colours[((r + c) % 4) as usize]));
+            }
+        }
+        let mut locator = Locator::new();
+        let params = LocateParams {
+            detect_long_side: 480,
+            ..LocateParams::default()
+        };
+        locator.prepare(&img, &params).unwrap();
+        let plain = rect(40.0, 40.0, 120.0, 120.0);
+        assert!(locator.cells_alike(&plain, 4, 4).unwrap());
+        let grid = rect(300.0, 100.0, 380.0, 180.0);
+        assert!(!locator.cells_alike(&grid, 4, 4).unwrap());
+        // Partly outside the photo: left to the full score.
+        let cut = rect(440.0, 40.0, 520.0, 120.0);
+        assert!(!locator.cells_alike(&cut, 4, 4).unwrap());
+    }
 }
