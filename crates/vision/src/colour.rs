@@ -153,22 +153,14 @@ impl Lab {
     /// and ΔC'² + ΔH'² = Δa'² + Δb'² with a' = (1 + G)·a, G ≤ ½; hence
     /// |ΔL|/S_L ≤ ΔE₀₀ ≤ √(ΔL² + 4.5·Δa² + 2·Δb²).
     pub fn within(self, other: Lab, limit: f32) -> bool {
-        // Rounding in the exact formula is far below this margin.
-        const SLACK: f32 = 1e-3;
-        let (dl, da, db) = (self.l - other.l, self.a - other.a, self.b - other.b);
-        let upper_sq = dl * dl + 4.5 * da * da + 2.0 * db * db;
-        if upper_sq <= (limit * (1.0 - SLACK)).powi(2) {
-            return true;
-        }
-        if lightness_term(self.l, other.l) > limit * (1.0 + SLACK) {
-            return false;
-        }
-        self.delta_e(other) <= limit
+        let [near] = self.within_each(other, [limit]);
+        near
     }
 
     /// [`Lab::within`] for several limits at once, with the bounds and at most one ΔE₀₀
     /// computed once for all.
     pub fn within_each<const N: usize>(self, other: Lab, limits: [f32; N]) -> [bool; N] {
+        // Rounding in the exact formula is far below this margin.
         const SLACK: f32 = 1e-3;
         let (dl, da, db) = (self.l - other.l, self.a - other.a, self.b - other.b);
         let upper_sq = dl * dl + 4.5 * da * da + 2.0 * db * db;

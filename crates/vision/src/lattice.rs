@@ -94,10 +94,6 @@ impl Cell {
     }
 }
 
-fn norm(a: [f32; 2]) -> f32 {
-    a[0].hypot(a[1])
-}
-
 /// The cells by the x of their centres, to find those near one without comparing every pair
 /// (a checked tablecloth gives hundreds of cells).
 struct ByX {
@@ -132,7 +128,8 @@ fn pitch_ratio(cells: &[Cell], by_x: &ByX) -> Option<f32> {
     for (i, a) in cells.iter().enumerate() {
         let mut best = f32::INFINITY;
         // Up to 2.2 sides away along either axis.
-        by_x.near(a.c[0], 2.2 * (norm(a.u) + norm(a.v)) + 1.0, &mut near);
+        let reach = 2.2 * (dist(a.u, [0.0; 2]) + dist(a.v, [0.0; 2])) + 1.0;
+        by_x.near(a.c[0], reach, &mut near);
         for &j in &near {
             let b = &cells[j];
             if i == j || !(0.5..2.0).contains(&(b.area / a.area)) {
@@ -210,7 +207,8 @@ pub fn lattice_blocks(
         while let Some((i, g, u, v)) = queue.pop() {
             let a = &cells[i];
             // A neighbour lies up to 1.25 pitches away along either axis.
-            by_x.near(a.c[0], 1.25 * rho * (norm(u) + norm(v)) + 1.0, &mut near);
+            let reach = 1.25 * rho * (dist(u, [0.0; 2]) + dist(v, [0.0; 2])) + 1.0;
+            by_x.near(a.c[0], reach, &mut near);
             for &j in &near {
                 let b = &cells[j];
                 if assigned[j].is_some() || !(0.5..2.0).contains(&(b.area / a.area)) {
