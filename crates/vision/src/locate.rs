@@ -10,8 +10,8 @@
 //!    rows ≠ cols, and the largest are also tried as the *outer* edge of a frame or chart body
 //!    of 0.1–0.4 cells. Small similar quads (cells) give lattice blocks ([`crate::lattice`]).
 //! 4. **Scoring.** A hypothesis whose cells all look alike (one surface: a cloth's check) is
-//!    dropped first. Each other hypothesis is warped to a small fronto-parallel patch (a few pixels per
-//!    cell plus half a cell around) and scored by how well an R×C lattice explains it:
+//!    dropped first. Each other hypothesis is warped to a small fronto-parallel patch (a few
+//!    pixels per cell plus half a cell around) and scored by how well an R×C lattice explains it:
 //!    gradients in bands around the lattice lines rather than in the cell interiors, cell
 //!    interiors uniform compared with the contrast between cells, and a surround that does not
 //!    look like more cells (so a 4×4 block of a 5×5 grid scores low).
@@ -30,7 +30,7 @@ use crate::geom::{
 };
 use crate::lattice::{lattice_blocks, Blob};
 use crate::mat::rgb_view;
-use crate::rectify::Quad;
+use crate::rectify::{apply_homography, Quad};
 
 /// How the locator works.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -418,8 +418,7 @@ impl Locator {
                     [0.25, 0.25],
                     [-0.25, 0.25],
                 ] {
-                    let Some([sx, sy]) = crate::rectify::apply_homography(&g, [x + dx, y + dy])
-                    else {
+                    let Some([sx, sy]) = apply_homography(&g, [x + dx, y + dy]) else {
                         return Ok(false);
                     };
                     let (sx, sy) = (sx.round(), sy.round());
