@@ -594,18 +594,24 @@ impl SideSteps {
         if labs.len() < 2 {
             return None;
         }
-        let steps: Vec<[f32; DEPTHS - 1]> = labs
+        let changes: Vec<[Option<f32>; DEPTHS - 1]> = labs
             .iter()
             .map(|col| {
                 std::array::from_fn(|d| match (col[d], col[d + 1]) {
-                    (Some(x), Some(y)) if is_body(&col[d]) => x.delta_e(y),
-                    _ => 0.0,
+                    (Some(x), Some(y)) if is_body(&col[d]) => Some(x.delta_e(y)),
+                    _ => None,
                 })
             })
             .collect();
-        let mut all: Vec<f32> = steps.iter().flat_map(|s| s.iter().copied()).collect();
+        // The typical step of the body itself: samples outside the picture or past the body
+        // are no measure of its grain (a clipped card has none: see `clear`).
+        let mut all: Vec<f32> = changes.iter().flatten().flatten().copied().collect();
         all.sort_by(f32::total_cmp);
-        let typical = all[all.len() / 2];
+        let typical = all.get(all.len() / 2).copied().unwrap_or(0.0);
+        let steps = changes
+            .iter()
+            .map(|col| col.map(|c| c.unwrap_or(0.0)))
+            .collect();
         Some(SideSteps { steps, typical })
     }
 
@@ -625,7 +631,7 @@ impl SideSteps {
 
     /// Whether a line's change stands clearly above the side's typical one.
     fn clear(&self, change: f32) -> bool {
-        change >= 2.0 * self.typical + 3.0
+        change >= (2.0 * self.typical + EDGE_MARGIN).max(EDGE_FLOOR)
     }
 }
 
@@ -675,6 +681,11 @@ fn cut_edge(labs: &[[Option<Lab>; DEPTHS]], body: Lab) -> Option<Line> {
     }
     best.map(|(line, _)| line)
 }
+
+/// A card edge's change must stand [`EDGE_MARGIN`] above twice the side's typical step (its
+/// grain), and never below [`EDGE_FLOOR`] ΔE₀₀ (a clipped card has no grain at all).
+const EDGE_MARGIN: f32 = 1.5;
+const EDGE_FLOOR: f32 = 3.0;
 
 /// Slopes of the card's edges tried, in depth samples per column: the card may be turned by
 /// up to about 20° under the stack.
@@ -979,6 +990,57 @@ mod tests {
         // A number printed on such a card is still one.
         let mut img = white_on_white(4.0 + FW + 1.3);
         number_one(&mut img);
+        let e = score(&img);
+        assert_eq!(e.score, 1.0, "{e:?}");
+    }
+
+    /// Grain of a few levels on every pixel (paper, sensor noise), the same on every run.
+    fn grainy(img: &mut RgbImage, amplitude: i32) {
+        let mut state = 0x2545_f491_u32;
+        for p in img.pixels_mut() {
+            for c in p.0.iter_mut() {
+                state ^= state << 13;
+                state ^= state >> 17;
+                state ^= state << 5;
+                let noise = (state % (2 * amplitude as u32 + 1)) as i32 - amplitude;
+                *c = (i32::from(*c) + noise).clamp(0, 255) as u8;
+            }
+        }
+    }
+
+    #[test]
+    fn a_faint_card_edge_on_a_grainy_cream_cloth_bounds_the_card() {
+        // A cream cloth a few ΔE from the card, a pink flower of it 0.2 cells past the card's
+        // right edge, the card 0.6 cells wide there; grain on both makes the side's typical
+        // step over a ΔE unit. The edge's change is small but runs along the whole side.
+        let mut img = RgbImage::from_pixel(600, 600, Rgb([233, 221, 205]));
+        block(
+            &mut img,
+            -FW - 0.6,
+            -FW - 0.6,
+            4.0 + FW + 0.6,
+            4.0 + FW + 0.6,
+            CARD,
+        );
+        let x = 4.0 + FW + 0.8;
+        block(&mut img, x, 1.7, x + 0.6, 2.3, Rgb([226, 120, 150]));
+        grid(&mut img);
+        grainy(&mut img, 2);
+        let e = score(&img);
+        assert_eq!(e.score, 0.0, "{e:?}");
+        // A number printed on such a card is still one.
+        let mut img = RgbImage::from_pixel(600, 600, Rgb([233, 221, 205]));
+        block(
+            &mut img,
+            -FW - 1.2,
+            -FW - 1.2,
+            4.0 + FW + 1.2,
+            4.0 + FW + 1.2,
+            CARD,
+        );
+        number_one(&mut img);
+        grid(&mut img);
+        grainy(&mut img, 2);
         let e = score(&img);
         assert_eq!(e.score, 1.0, "{e:?}");
     }
