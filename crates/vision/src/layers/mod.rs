@@ -353,6 +353,9 @@ pub struct LayersReader {
 /// in a channel neither clips) cannot be a hole showing that card: light was added to it.
 const WASHED_PAST_CARD: f32 = 1.05;
 
+/// How much darker a shadow may leave the cells than the card around them (1 EV).
+const MAX_SHADOW_GAIN: f32 = 2.0;
+
 /// One examined candidate.
 struct Examined {
     found: FoundGrid,
@@ -547,7 +550,16 @@ impl LayersReader {
                 card_printed,
                 options.card_delta_e,
             );
-            found.misfit_refs = self.misfit(&samples, b);
+            // A shadow over the stack (an arm, the lamp's angle) darkens the cells but not the
+            // card around them: a scale, no change of hue. The references may explain the
+            // cells with their gain raised by up to a shadow's depth (never lowered: a cloth
+            // darker than the card, taken for it, raises the gain and stays a misfit).
+            let sum = |w: &WhiteBalance| w.gains.iter().sum::<f32>();
+            let k = (sum(&by_palette) / sum(b)).clamp(1.0, MAX_SHADOW_GAIN);
+            let shaded = WhiteBalance {
+                gains: b.gains.map(|g| g * k),
+            };
+            found.misfit_refs = self.misfit(&samples, b).min(self.misfit(&samples, &shaded));
         }
         found.misfit_palette = self.misfit(&samples, &by_palette);
         // On a card: card colour right past the frame all around, and the frame and card as

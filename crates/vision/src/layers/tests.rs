@@ -465,3 +465,46 @@ fn a_mission_card_alone_is_never_the_stack_and_is_named_when_wanted() {
         );
     }
 }
+
+#[test]
+fn a_stack_in_shadow_on_a_lit_card_still_lies_on_the_card() {
+    // An arm's shadow can darken the raised stack and spare the card around it: the card's
+    // gain then undershoots the cells' by the shadow's depth, a scale and no change of hue.
+    let set = set("reference");
+    let mut read = 0;
+    for seed in 0..3 {
+        let mut s = scene(
+            &set,
+            seed,
+            solution(&set),
+            Distractors::NONE,
+            Degradation::Clean,
+        );
+        let mut mask = image::GrayImage::new(s.image.width(), s.image.height());
+        let corners: Vec<imageproc::point::Point<i32>> = s
+            .truth
+            .corners
+            .iter()
+            .map(|p| imageproc::point::Point::new(p[0].round() as i32, p[1].round() as i32))
+            .collect();
+        imageproc::drawing::draw_polygon_mut(&mut mask, &corners, image::Luma([255]));
+        // Two thirds of an EV darker, in linear light.
+        for (x, y, p) in s.image.enumerate_pixels_mut() {
+            if mask.get_pixel(x, y)[0] > 0 {
+                let lin = LinRgb::from_srgb(Srgb::new(p[0], p[1], p[2]));
+                let dark = LinRgb::from_array(lin.to_array().map(|v| v * 0.63)).to_srgb();
+                p.0 = [dark.r, dark.g, dark.b];
+            }
+        }
+        let r = read_layers(&s.image, &set, &LayersReadOptions::default())
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let truth = truth_grid(&s.truth.visible);
+        assert!(
+            aligned(&r.cells, &truth).is_some(),
+            "seed {seed}: {:?}",
+            r.keys()
+        );
+        read += 1;
+    }
+    assert_eq!(read, 3);
+}
