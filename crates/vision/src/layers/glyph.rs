@@ -818,15 +818,14 @@ mod tests {
     }
 
     fn on_card(table: Rgb<u8>) -> RgbImage {
+        card_with_margin(table, 1.2)
+    }
+
+    /// The card on `table`, reaching `margin` cells past the frame on every side.
+    fn card_with_margin(table: Rgb<u8>, margin: f32) -> RgbImage {
         let mut img = RgbImage::from_pixel(600, 600, table);
-        block(
-            &mut img,
-            -FW - 1.2,
-            -FW - 1.2,
-            4.0 + FW + 1.2,
-            4.0 + FW + 1.2,
-            CARD,
-        );
+        let (near, far) = (-FW - margin, 4.0 + FW + margin);
+        block(&mut img, near, near, far, far, CARD);
         img
     }
 
@@ -1013,15 +1012,8 @@ mod tests {
         // A cream cloth a few ΔE from the card, a pink flower of it 0.2 cells past the card's
         // right edge, the card 0.6 cells wide there; grain on both makes the side's typical
         // step over a ΔE unit. The edge's change is small but runs along the whole side.
-        let mut img = RgbImage::from_pixel(600, 600, Rgb([233, 221, 205]));
-        block(
-            &mut img,
-            -FW - 0.6,
-            -FW - 0.6,
-            4.0 + FW + 0.6,
-            4.0 + FW + 0.6,
-            CARD,
-        );
+        let cream = Rgb([233, 221, 205]);
+        let mut img = card_with_margin(cream, 0.6);
         let x = 4.0 + FW + 0.8;
         block(&mut img, x, 1.7, x + 0.6, 2.3, Rgb([226, 120, 150]));
         grid(&mut img);
@@ -1029,15 +1021,7 @@ mod tests {
         let e = score(&img);
         assert_eq!(e.score, 0.0, "{e:?}");
         // A number printed on such a card is still one.
-        let mut img = RgbImage::from_pixel(600, 600, Rgb([233, 221, 205]));
-        block(
-            &mut img,
-            -FW - 1.2,
-            -FW - 1.2,
-            4.0 + FW + 1.2,
-            4.0 + FW + 1.2,
-            CARD,
-        );
+        let mut img = card_with_margin(cream, 1.2);
         number_one(&mut img);
         grid(&mut img);
         grainy(&mut img, 2);
