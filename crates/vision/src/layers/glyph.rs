@@ -995,13 +995,11 @@ mod tests {
 
     /// Grain of a few levels on every pixel (paper, sensor noise), the same on every run.
     fn grainy(img: &mut RgbImage, amplitude: i32) {
-        let mut state = 0x2545_f491_u32;
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
         for p in img.pixels_mut() {
             for c in p.0.iter_mut() {
-                state ^= state << 13;
-                state ^= state >> 17;
-                state ^= state << 5;
-                let noise = (state % (2 * amplitude as u32 + 1)) as i32 - amplitude;
+                let noise = rng.gen_range(-amplitude..=amplitude);
                 *c = (i32::from(*c) + noise).clamp(0, 255) as u8;
             }
         }

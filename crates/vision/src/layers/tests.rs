@@ -471,7 +471,6 @@ fn a_stack_in_shadow_on_a_lit_card_still_lies_on_the_card() {
     // An arm's shadow can darken the raised stack and spare the card around it: the card's
     // gain then undershoots the cells' by the shadow's depth, a scale and no change of hue.
     let set = set("reference");
-    let mut read = 0;
     for seed in 0..3 {
         let mut s = scene(
             &set,
@@ -504,7 +503,5 @@ fn a_stack_in_shadow_on_a_lit_card_still_lies_on_the_card() {
             "seed {seed}: {:?}",
             r.keys()
         );
-        read += 1;
     }
-    assert_eq!(read, 3);
 }
