@@ -353,6 +353,10 @@ pub struct LayersReader {
 /// in a channel neither clips) cannot be a hole showing that card: light was added to it.
 const WASHED_PAST_CARD: f32 = 1.05;
 
+/// Levels by which a cell's channel in the highlight roll-off may exceed the best-lit card's
+/// before light was added to it (a median over a cell against the card's upper tenth).
+const ROLL_OFF_NOISE: u8 = 2;
+
 /// How much darker a shadow may leave the cells than the card around them (1 EV).
 const MAX_SHADOW_GAIN: f32 = 2.0;
 
@@ -642,6 +646,7 @@ impl LayersReader {
         let veil = may_be_veiled(samples);
         let card = card_lit.map(LinRgb::from_srgb);
         let card_lin = card.map_or([f32::INFINITY; 3], |c| c.to_array());
+        let card_srgb = card_lit.map_or([u8::MAX; 3], |c| c.to_array());
         let card_clipped = card.map_or(Clipped([false; 3]), Clipped::of);
         Grid::from_fn(samples.rows(), samples.cols(), |p| {
             let s = &samples[p];
@@ -651,9 +656,12 @@ impl LayersReader {
             let mut confidence = r.confidence * glare_factor(s.coverage.clamp(0.0, 1.0));
             // Washed out: two or more channels clipped, and brighter than the best-lit card
             // around the grid in some channel (a hole clips like its card, and is no brighter).
+            // Where both lie in the camera's highlight roll-off, its 8-bit values still rise
+            // with the light until full scale, if only by a few levels.
             let brighter = |c: usize| match (clipped.0[c], card_clipped.0[c]) {
-                (true, card) => !card,
+                (true, false) => true,
                 (false, false) => raw.to_array()[c] > WASHED_PAST_CARD * card_lin[c],
+                (true, true) => s.srgb.to_array()[c] > card_srgb[c].saturating_add(ROLL_OFF_NOISE),
                 (false, true) => false,
             };
             let washed = clipped.0.iter().filter(|&&c| c).count() >= 2 && (0..3).any(brighter);

@@ -505,3 +505,31 @@ fn a_stack_in_shadow_on_a_lit_card_still_lies_on_the_card() {
         );
     }
 }
+
+#[test]
+fn a_cell_brighter_than_the_card_in_its_roll_off_is_washed_out() {
+    // One stop over, the best-lit card reads (254, 254, 246): every channel in the camera's
+    // highlight roll-off, blue still below full scale. A sky-blue cell under a veil reads
+    // (248, 255, 255), bluer than any hole can be: light was added to it, and a colour
+    // beneath the veil fits as well as the card. A hole beside it reads like the card.
+    let set = set("reference");
+    let reader = LayersReader::new(&set).unwrap();
+    let classifier = reader.classifier(&LayersReadOptions::default()).unwrap();
+    let cell = |srgb: Srgb, veiled: f32| CellSample {
+        srgb,
+        coverage: 1.0,
+        veiled,
+        other: None,
+    };
+    let mut samples = Grid::filled(4, 4, cell(Srgb::new(181, 30, 45), 0.0));
+    // The veil's edge shows in a neighbour.
+    samples[Pos::new(1, 1)] = cell(Srgb::new(252, 220, 83), 0.75);
+    let (veiled, hole) = (Pos::new(0, 0), Pos::new(0, 1));
+    samples[veiled] = cell(Srgb::new(248, 255, 255), 0.0);
+    samples[hole] = cell(Srgb::new(253, 253, 245), 0.0);
+    let card = Srgb::new(254, 254, 246);
+    let read = reader.classify(&classifier, &samples, &WhiteBalance::IDENTITY, Some(card));
+    assert!(read[veiled].confidence <= 0.5, "{:?}", read[veiled]);
+    assert_eq!(read[hole].label, Some(set.card()));
+    assert!(read[hole].confidence > 0.99, "{:?}", read[hole]);
+}
