@@ -347,6 +347,16 @@ fn a_stack_is_called_cut_off_only_when_nothing_but_cut_grids_was_found() {
     }
 }
 
+/// A cell's sample showing one surface.
+fn sample(srgb: Srgb, coverage: f32, veiled: f32) -> CellSample {
+    CellSample {
+        srgb,
+        coverage,
+        veiled,
+        other: None,
+    }
+}
+
 #[test]
 fn a_hole_as_bright_as_the_best_lit_card_is_no_washed_out_colour() {
     // A hole beside a highlight: near white, two channels clipped. The card's median around
@@ -356,12 +366,7 @@ fn a_hole_as_bright_as_the_best_lit_card_is_no_washed_out_colour() {
     let set = set("reference");
     let reader = LayersReader::new(&set).unwrap();
     let classifier = reader.classifier(&LayersReadOptions::default()).unwrap();
-    let cell = |srgb: Srgb, coverage: f32| CellSample {
-        srgb,
-        coverage,
-        veiled: 0.0,
-        other: None,
-    };
+    let cell = |srgb: Srgb, coverage: f32| sample(srgb, coverage, 0.0);
     let mut samples = Grid::filled(4, 4, cell(Srgb::new(181, 30, 45), 1.0));
     let hole = Pos::new(0, 0);
     samples[hole] = cell(Srgb::new(248, 246, 233), 1.0);
@@ -515,12 +520,7 @@ fn a_cell_brighter_than_the_card_in_its_roll_off_is_washed_out() {
     let set = set("reference");
     let reader = LayersReader::new(&set).unwrap();
     let classifier = reader.classifier(&LayersReadOptions::default()).unwrap();
-    let cell = |srgb: Srgb, veiled: f32| CellSample {
-        srgb,
-        coverage: 1.0,
-        veiled,
-        other: None,
-    };
+    let cell = |srgb: Srgb, veiled: f32| sample(srgb, 1.0, veiled);
     let mut samples = Grid::filled(4, 4, cell(Srgb::new(181, 30, 45), 0.0));
     // The veil's edge shows in a neighbour.
     samples[Pos::new(1, 1)] = cell(Srgb::new(252, 220, 83), 0.75);
