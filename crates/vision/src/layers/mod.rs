@@ -48,11 +48,10 @@ pub use judge::{judge, judge_against_photo, Doubt, DoubtfulCell, JudgeOptions, J
 /// Everything [`read_layers`] can be told.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LayersReadOptions {
-    /// The first search, on a coarse detection copy.
-    pub locate: LocateParams,
-    /// The search again, when the first finds nothing to read (no stack, no mission card):
-    /// finer, for a grid far from the camera whose cells are a few pixels on the coarse copy.
-    pub locate_again: Option<LocateParams>,
+    /// The searches, in order: each runs only when those before it found nothing to read
+    /// (no stack, no mission card). Cheap ones first; the last, finest finds a grid far from
+    /// the camera whose cells are a few pixels on a coarse copy.
+    pub locate: Vec<LocateParams>,
     pub refine: Option<RefineParams>,
     pub sample: SampleParams,
     pub classifier: ClassifierParams,
@@ -82,16 +81,24 @@ pub struct LayersReadOptions {
 impl Default for LayersReadOptions {
     /// ΔE 15 for "card coloured" (printing and light vary; a table is usually much further),
     /// 80% of every side on card, a mission card at any hint of a number; the first 6 grids.
-    /// Detection at 480 px (a 1080p photo shrinks by exactly 4), cells of at least 3.5 px
-    /// there (14 photo px, as the 5 px of the 720 px search again).
+    /// Three searches: at 480 px (a 1080p photo shrinks by exactly 4) with cells of at least
+    /// 3.5 px there (14 photo px, as the 5 px at 720), first from dark parts alone (every
+    /// stack has its dark frame), then with edges too, then both at 720 px.
     fn default() -> Self {
+        let coarse = LocateParams {
+            detect_long_side: 480,
+            min_cell_px: 3.5,
+            ..LocateParams::default()
+        };
         LayersReadOptions {
-            locate: LocateParams {
-                detect_long_side: 480,
-                min_cell_px: 3.5,
-                ..LocateParams::default()
-            },
-            locate_again: Some(LocateParams::default()),
+            locate: vec![
+                LocateParams {
+                    edges: false,
+                    ..coarse
+                },
+                coarse,
+                LocateParams::default(),
+            ],
             refine: Some(RefineParams::default()),
             sample: SampleParams::default(),
             // "None of them" at 4.5σ = 18 ΔE₀₀: a colour that far from every palette entry is
@@ -399,8 +406,8 @@ impl LayersReader {
             .map_err(|e| LayersError::Request(format!("palette: {e}")))
     }
 
-    /// Locates and examines every complete grid with `options.locate`, and once more with
-    /// `options.locate_again` when what the first search found is not `enough`.
+    /// Locates and examines every complete grid with each of `options.locate` in turn, until
+    /// what a search found is `enough`; the last search's findings otherwise.
     fn examine(
         &mut self,
         image: &RgbImage,
@@ -408,11 +415,14 @@ impl LayersReader {
         wanted: Wanted,
         enough: impl Fn(&[Option<Examined>]) -> bool,
     ) -> Result<Vec<Option<Examined>>, LayersError> {
-        let first = self.examine_with(image, options, &options.locate, wanted)?;
-        match &options.locate_again {
-            Some(again) if !enough(&first) => self.examine_with(image, options, again, wanted),
-            _ => Ok(first),
+        let mut found = Vec::new();
+        for locate in &options.locate {
+            found = self.examine_with(image, options, locate, wanted)?;
+            if enough(&found) {
+                break;
+            }
         }
+        Ok(found)
     }
 
     /// Locates with `locate` and examines every complete grid.

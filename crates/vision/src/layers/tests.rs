@@ -85,7 +85,7 @@ fn a_matching_stack_is_read_and_judged_a_match_in_both_sets() {
 }
 
 #[test]
-fn a_grid_the_first_search_misses_is_found_by_the_search_again() {
+fn a_grid_the_first_search_misses_is_found_by_a_later_one() {
     let set = set("reference");
     let s = scene(
         &set,
@@ -94,14 +94,13 @@ fn a_grid_the_first_search_misses_is_found_by_the_search_again() {
         Distractors::NONE,
         Degradation::Clean,
     );
-    // A detection copy of 64 px shows no cells at all: only the search again can find them.
+    // A detection copy of 64 px shows no cells at all: only a later search can find them.
     let blind = LocateParams {
         detect_long_side: 64,
         ..LocateParams::default()
     };
     let without = LayersReadOptions {
-        locate: blind,
-        locate_again: None,
+        locate: vec![blind],
         ..LayersReadOptions::default()
     };
     assert!(matches!(
@@ -109,7 +108,7 @@ fn a_grid_the_first_search_misses_is_found_by_the_search_again() {
         Err(LayersError::NotFound { .. })
     ));
     let with = LayersReadOptions {
-        locate: blind,
+        locate: vec![blind, LocateParams::default()],
         ..LayersReadOptions::default()
     };
     let r = read_layers(&s.image, &set, &with).unwrap();
