@@ -1,7 +1,9 @@
 //! Reading a Layers+ stack (and its mission card) from a photo.
 //!
-//! The locator finds every framed `rows × cols` grid, first on a coarse copy of the photo and,
-//! when that finds nothing to read, again on a finer one (a stack far from the camera); each
+//! The locator finds every framed `rows × cols` grid, first on a coarse copy of the photo from
+//! its dark parts alone (every stack has a dark frame; a busy table's edges cost the most) and,
+//! when that finds nothing to read, with edges too, then on a finer copy (a stack far from
+//! the camera); each
 //! complete grid is then judged by physical cues that hold for any printing of any set
 //! (formats.md §2):
 //!
