@@ -34,7 +34,9 @@ use tablejudge_rules::{Grid, Key, Pos, Srgb, Turn};
 use thiserror::Error;
 
 use crate::camera::Camera;
-use crate::classify::{rival_under_veil, Classifier, ClassifierParams, Reading};
+use crate::classify::{
+    rival_under_veil, under_veil_delta_e, Classifier, ClassifierParams, Reading,
+};
 use crate::colour::{Clipped, Lab, LinRgb, Measured};
 use crate::error::VisionError;
 use crate::geom::{homography_4, rect};
@@ -1051,7 +1053,9 @@ fn ring(
 /// the frame (and past any lower layer's frame peeking out from under the top one), the first
 /// material met is card coloured, under `wb`. A blurred seam, the stack's side wall seen at a
 /// tilt and its shadow on the card are neither, so the first third of a cell past the frame is
-/// looked at.
+/// looked at. On a side that is card for at least half its length, card beneath a veil of
+/// glare counts too: a highlight on a dark card adds light to part of a side, and spares more
+/// of it than it covers (a loose layer on a light table is not card along half a side).
 #[allow(clippy::too_many_arguments)]
 fn card_columns(
     look: &Lookup<'_>,
@@ -1068,10 +1072,9 @@ fn card_columns(
     let [frame, card] = [frame, card].map(|c| (LinRgb::from_srgb(c), Lab::from_srgb(c)));
     // ΔE₀₀ to the frame and to the card; a clipped channel counts only where the printed
     // colour is darker (a white card in a bright photo is as card-like as it can look).
-    let distances = |px: Srgb| {
+    let measure = |px: Srgb| {
         let raw = LinRgb::from_srgb(px);
-        let measured = Measured::new(wb.apply_linear(raw), Clipped::of(raw));
-        [frame, card].map(|(lin, printed)| measured.delta_e(lin, printed))
+        Measured::new(wb.apply_linear(raw), Clipped::of(raw))
     };
     const REACH: f32 = 1.0;
     const PER_CELL: usize = 4;
@@ -1082,8 +1085,9 @@ fn card_columns(
     let mut worst = 1.0f32;
     for side in 0..4 {
         let n = PER_CELL * if side % 2 == 0 { cols } else { rows };
-        let hits = (0..n)
-            .filter(|&i| {
+        // Per position, the first material past the frame (up to six samples).
+        let firsts: Vec<Vec<Measured>> = (0..n)
+            .map(|i| {
                 // Clear of the corners, where rounded card corners and seams are.
                 let t = 0.1 + 0.8 * (i as f32 + 0.5) / n as f32;
                 let steps = (REACH / STEP) as usize;
@@ -1092,14 +1096,28 @@ fn card_columns(
                         let d = fw + 0.05 + STEP * k as f32;
                         let px = apply_homography(&g, beside_side(side, t, d, r, c))
                             .and_then(|p| look.srgb(p))?;
-                        Some(distances(px))
+                        Some(measure(px))
                     })
-                    .skip_while(|&[to_frame, _]| to_frame <= within)
+                    .skip_while(|m| m.delta_e(frame.0, frame.1) <= within)
                     .take(6)
-                    .any(|[_, to_card]| to_card <= within)
+                    .collect()
             })
-            .count();
-        worst = worst.min(hits as f32 / n as f32);
+            .collect();
+        let (clean, rest): (Vec<_>, Vec<_>) = firsts
+            .iter()
+            .partition(|first| first.iter().any(|m| m.delta_e(card.0, card.1) <= within));
+        let veiled = if 2 * clean.len() >= n {
+            rest.iter()
+                .filter(|first| {
+                    first
+                        .iter()
+                        .any(|m| under_veil_delta_e(m, card.0) <= within)
+                })
+                .count()
+        } else {
+            0
+        };
+        worst = worst.min((clean.len() + veiled) as f32 / n as f32);
     }
     worst
 }

@@ -532,3 +532,47 @@ fn a_cell_brighter_than_the_card_in_its_roll_off_is_washed_out() {
     assert_eq!(read[hole].label, Some(set.card()));
     assert!(read[hole].confidence > 0.99, "{:?}", read[hole]);
 }
+
+#[test]
+fn glare_on_part_of_a_dark_card_beside_the_stack_leaves_it_on_the_card() {
+    // A highlight adds the lamp's light to the parlour set's navy card along part of one side
+    // of the stack, sparing the frame's inside and the cells.
+    let set = set("parlour");
+    let (rows, cols) = (set.rows() as f32, set.cols() as f32);
+    let fw = set.frame_width() as f32;
+    for seed in 0..3 {
+        let mut s = scene(
+            &set,
+            seed,
+            solution(&set),
+            Distractors::NONE,
+            Degradation::Clean,
+        );
+        let cell_area = rect(0.0, 0.0, cols, rows);
+        let corners = s.truth.corners.map(|[x, y]| [x as f32, y as f32]);
+        let g = homography_4(&cell_area, &corners).unwrap();
+        let to_grid = crate::geom::invert(&g).unwrap();
+        // Centred half a cell past the frame, a third of the way along the top side.
+        let centre = [0.35 * cols, -(fw + 0.5)];
+        for (x, y, p) in s.image.enumerate_pixels_mut() {
+            let Some([u, v]) = apply_homography(&to_grid, [x as f32, y as f32]) else {
+                continue;
+            };
+            let d2 = (u - centre[0]).powi(2) + (v - centre[1]).powi(2);
+            let added = 0.5 * (-d2 / (2.0 * 0.45f32.powi(2))).exp();
+            if added > 1e-3 && v < -fw + 0.1 {
+                let lin = LinRgb::from_srgb(Srgb::new(p[0], p[1], p[2]));
+                let lit = LinRgb::from_array(lin.to_array().map(|c| c + added)).to_srgb();
+                p.0 = [lit.r, lit.g, lit.b];
+            }
+        }
+        let r = read_layers(&s.image, &set, &LayersReadOptions::default())
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let truth = truth_grid(&s.truth.visible);
+        assert!(
+            aligned(&r.cells, &truth).is_some(),
+            "seed {seed}: {:?}",
+            r.keys()
+        );
+    }
+}
