@@ -475,14 +475,7 @@ fn a_stack_in_shadow_on_a_lit_card_still_lies_on_the_card() {
     // An arm's shadow can darken the raised stack and spare the card around it: the card's
     // gain then undershoots the cells' by the shadow's depth, a scale and no change of hue.
     let set = set("reference");
-    for seed in 0..3 {
-        let mut s = scene(
-            &set,
-            seed,
-            solution(&set),
-            Distractors::NONE,
-            Degradation::Clean,
-        );
+    edited_stacks_read_right(&set, |s| {
         let mut mask = image::GrayImage::new(s.image.width(), s.image.height());
         let corners: Vec<imageproc::point::Point<i32>> = s
             .truth
@@ -494,12 +487,25 @@ fn a_stack_in_shadow_on_a_lit_card_still_lies_on_the_card() {
         // Two thirds of an EV darker, in linear light.
         for (x, y, p) in s.image.enumerate_pixels_mut() {
             if mask.get_pixel(x, y)[0] > 0 {
-                let lin = LinRgb::from_srgb(Srgb::new(p[0], p[1], p[2]));
-                let dark = LinRgb::from_array(lin.to_array().map(|v| v * 0.63)).to_srgb();
-                p.0 = [dark.r, dark.g, dark.b];
+                relight(p, |v| v * 0.63);
             }
         }
-        let r = read_layers(&s.image, &set, &LayersReadOptions::default())
+    });
+}
+
+/// Renders three scenes of `set`'s first mission's solution alone on the table, lets `edit`
+/// change each photo, and checks that every stack is still read right.
+fn edited_stacks_read_right(set: &LayersSet, edit: impl Fn(&mut LayersScene)) {
+    for seed in 0..3 {
+        let mut s = scene(
+            set,
+            seed,
+            solution(set),
+            Distractors::NONE,
+            Degradation::Clean,
+        );
+        edit(&mut s);
+        let r = read_layers(&s.image, set, &LayersReadOptions::default())
             .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         let truth = truth_grid(&s.truth.visible);
         assert!(
@@ -508,6 +514,13 @@ fn a_stack_in_shadow_on_a_lit_card_still_lies_on_the_card() {
             r.keys()
         );
     }
+}
+
+/// Changes a pixel's every channel by `f` in linear light.
+fn relight(p: &mut image::Rgb<u8>, f: impl Fn(f32) -> f32) {
+    let lin = LinRgb::from_srgb(Srgb::new(p[0], p[1], p[2]));
+    let c = LinRgb::from_array(lin.to_array().map(f)).to_srgb();
+    p.0 = [c.r, c.g, c.b];
 }
 
 #[test]
@@ -540,17 +553,9 @@ fn glare_on_part_of_a_dark_card_beside_the_stack_leaves_it_on_the_card() {
     let set = set("parlour");
     let (rows, cols) = (set.rows() as f32, set.cols() as f32);
     let fw = set.frame_width() as f32;
-    for seed in 0..3 {
-        let mut s = scene(
-            &set,
-            seed,
-            solution(&set),
-            Distractors::NONE,
-            Degradation::Clean,
-        );
-        let cell_area = rect(0.0, 0.0, cols, rows);
+    edited_stacks_read_right(&set, |s| {
         let corners = s.truth.corners.map(|[x, y]| [x as f32, y as f32]);
-        let g = homography_4(&cell_area, &corners).unwrap();
+        let g = homography_4(&rect(0.0, 0.0, cols, rows), &corners).unwrap();
         let to_grid = crate::geom::invert(&g).unwrap();
         // Centred half a cell past the frame, a third of the way along the top side.
         let centre = [0.35 * cols, -(fw + 0.5)];
@@ -561,18 +566,8 @@ fn glare_on_part_of_a_dark_card_beside_the_stack_leaves_it_on_the_card() {
             let d2 = (u - centre[0]).powi(2) + (v - centre[1]).powi(2);
             let added = 0.5 * (-d2 / (2.0 * 0.45f32.powi(2))).exp();
             if added > 1e-3 && v < -fw + 0.1 {
-                let lin = LinRgb::from_srgb(Srgb::new(p[0], p[1], p[2]));
-                let lit = LinRgb::from_array(lin.to_array().map(|c| c + added)).to_srgb();
-                p.0 = [lit.r, lit.g, lit.b];
+                relight(p, |c| c + added);
             }
         }
-        let r = read_layers(&s.image, &set, &LayersReadOptions::default())
-            .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
-        let truth = truth_grid(&s.truth.visible);
-        assert!(
-            aligned(&r.cells, &truth).is_some(),
-            "seed {seed}: {:?}",
-            r.keys()
-        );
-    }
+    });
 }
