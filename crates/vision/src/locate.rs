@@ -3,8 +3,9 @@
 //! 1. **Detection copy.** The photo is shrunk by an integer factor (`INTER_AREA`) so its long
 //!    side is at most [`LocateParams::detect_long_side`]; everything up to scoring runs there.
 //! 2. **Quads.** Contours of two binary maps (local-mean threshold of dark parts, and
-//!    dilated Canny edges, the second unless [`LocateParams::edges`] is off), all of them, inner boundaries included (`RETR_LIST`), so a frame's
-//!    inner edge and a chart body's holes are found; each is simplified with `approxPolyDP`
+//!    dilated Canny edges unless [`LocateParams::edges`] is off), all of them, inner
+//!    boundaries included (`RETR_LIST`), so a frame's inner edge and a chart body's holes
+//!    are found; each is simplified with `approxPolyDP`
 //!    (or its convex hull when a dark cell notches a frame's inner edge) to a convex quad.
 //! 3. **Hypotheses.** Every large quad is a candidate cell area, in both orientations when
 //!    rows ≠ cols, and the largest are also tried as the *outer* edge of a frame or chart body
@@ -1026,7 +1027,7 @@ mod tests {
             locator.locate(&img, 4, 4, &params).unwrap()
         };
         let (both, dark) = (locate(true), locate(false));
-        // Both searches put the stack first, its corners within a tenth of a cell (13 px).
+        // Both searches put the stack first, its corners within a fifth of a cell (13 px).
         for found in [&both, &dark] {
             let corners = found.grids[0].corners;
             let error = (0..4)

@@ -3,9 +3,8 @@
 //! The locator finds every framed `rows × cols` grid, first on a coarse copy of the photo from
 //! its dark parts alone (every stack has a dark frame; a busy table's edges cost the most) and,
 //! when that finds nothing to read, with edges too, then on a finer copy (a stack far from
-//! the camera); each
-//! complete grid is then judged by physical cues that hold for any printing of any set
-//! (formats.md §2):
+//! the camera); each complete grid is then judged by physical cues that hold for any printing
+//! of any set (formats.md §2):
 //!
 //! - **the stack** lies on its player card, which is larger than a layer: just outside the
 //!   frame, on all four sides, is card colour;
@@ -1070,8 +1069,8 @@ fn card_columns(
 ) -> f32 {
     const STEP: f32 = 0.06;
     let [frame, card] = [frame, card].map(|c| (LinRgb::from_srgb(c), Lab::from_srgb(c)));
-    // ΔE₀₀ to the frame and to the card; a clipped channel counts only where the printed
-    // colour is darker (a white card in a bright photo is as card-like as it can look).
+    // Judged by ΔE₀₀ to the frame and to the card; a clipped channel counts only where the
+    // printed colour is darker (a white card in a bright photo is as card-like as it can look).
     let measure = |px: Srgb| {
         let raw = LinRgb::from_srgb(px);
         Measured::new(wb.apply_linear(raw), Clipped::of(raw))
