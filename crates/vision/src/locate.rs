@@ -5,8 +5,8 @@
 //! 2. **Quads.** Contours of two binary maps (local-mean threshold of dark parts, and
 //!    dilated Canny edges unless [`LocateParams::edges`] is off), all of them, inner
 //!    boundaries included (`RETR_LIST`), so a frame's inner edge and a chart body's holes
-//!    are found; each is simplified with `approxPolyDP`
-//!    (or its convex hull when a dark cell notches a frame's inner edge) to a convex quad.
+//!    are found; each is simplified with `approxPolyDP` (or its convex hull when a dark cell
+//!    notches a frame's inner edge) to a convex quad.
 //! 3. **Hypotheses.** Every large quad is a candidate cell area, in both orientations when
 //!    rows ≠ cols, and the largest are also tried as the *outer* edge of a frame or chart body
 //!    of 0.1–0.4 cells. Small similar quads (cells) give lattice blocks ([`crate::lattice`]).
