@@ -545,12 +545,9 @@ impl LayersReader {
         let near = ring(&look, &ideal, rows, cols, fw + 0.08, fw + 0.3, 3);
         let surround = median(near.iter().flatten());
         let card_lit = quantile(near.iter().flatten(), 0.9);
-        // With the frame and the surround as references (the stack hypothesis). Where the card
-        // is clipped only the dark frame would remain, and flare on it bends the gain.
+        // With the frame and the surround as references (the stack hypothesis).
         let by_refs = surround.and_then(|s| {
-            WhiteBalance::from_references(&[(frame, frame_printed), (s, card_printed)])
-                .ok()
-                .map(|b| b.past_clipped_reference(s, card_printed, &by_palette))
+            balance_from_frame_and_card((frame, frame_printed), (s, card_printed), &by_palette)
         });
         found.frame_card_ratio = surround.map_or(f32::INFINITY, |s| {
             cells::frame_card_ratio(frame, s, frame_printed, card_printed)
@@ -1046,6 +1043,23 @@ fn ring(
         }
     }
     out
+}
+
+/// The white balance that makes the measured frame and card their printed colours, each pair
+/// `(measured, printed)`. Where the lighter of the two is clipped (a white card; an ivory frame
+/// on a dark card) only the darker would set the gain, and flare on it bends the gain: there
+/// `fallback`'s gain is taken, within the bounds the two give (see
+/// [`WhiteBalance::past_clipped_reference`]).
+fn balance_from_frame_and_card(
+    frame: (Srgb, Srgb),
+    card: (Srgb, Srgb),
+    fallback: &WhiteBalance,
+) -> Option<WhiteBalance> {
+    let fit = WhiteBalance::from_references(&[frame, card]).ok()?;
+    Some(
+        fit.past_clipped_reference(card.0, card.1, fallback)
+            .past_clipped_reference(frame.0, frame.1, fallback),
+    )
 }
 
 /// The fraction of positions along each side (the worst side) where, walking outward past

@@ -571,3 +571,40 @@ fn glare_on_part_of_a_dark_card_beside_the_stack_leaves_it_on_the_card() {
         }
     });
 }
+
+#[test]
+fn a_clipped_ivory_frame_leaves_the_gain_to_the_fallback_within_its_bounds() {
+    let fallback = WhiteBalance {
+        gains: [0.9, 0.92, 1.0],
+    };
+    let ratio = |(measured, printed): (Srgb, Srgb), c: usize| {
+        let [m, p] = [measured, printed].map(|s| LinRgb::from_srgb(s).to_array()[c]);
+        p / m
+    };
+    // In red and green, where `light` is clipped, the darker reference alone gives a lower
+    // bound (flare only adds light to it), the clipped one an upper bound; the fallback's gain
+    // is taken between them, not the lower bound.
+    let check = |frame: (Srgb, Srgb), card: (Srgb, Srgb), light: (Srgb, Srgb), dark| {
+        let b = balance_from_frame_and_card(frame, card, &fallback).unwrap();
+        for c in 0..2 {
+            let (lower, upper) = (ratio(dark, c), ratio(light, c));
+            assert!(lower < fallback.gains[c] - 0.05, "channel {c}");
+            assert_eq!(
+                b.gains[c],
+                fallback.gains[c].clamp(lower, upper),
+                "channel {c}"
+            );
+        }
+        // Blue is clipped in neither: both references set it.
+        assert_ne!(b.gains[2], fallback.gains[2]);
+    };
+    // The parlour set's ivory frame over-exposed (red and green in the roll-off) beside its
+    // navy card lit by flare.
+    let frame = (Srgb::new(255, 252, 236), Srgb::new(0xf6, 0xed, 0xe2));
+    let card = (Srgb::new(44, 72, 90), Srgb::new(0x1f, 0x3d, 0x54));
+    check(frame, card, frame, card);
+    // A white card clipped beside a dark frame with flare: the same rule.
+    let frame = (Srgb::new(52, 52, 60), Srgb::new(0x2b, 0x2b, 0x30));
+    let card = (Srgb::new(255, 254, 238), Srgb::new(0xf2, 0xef, 0xe6));
+    check(frame, card, card, frame);
+}
