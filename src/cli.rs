@@ -52,9 +52,13 @@ pub enum EvalCommand {
         #[arg(long, value_enum, default_value_t = DegradationArg::Realistic)]
         degradation: DegradationArg,
         /// Save the JPEG, truth and result (mission, verdict, reason) of every scene not
-        /// judged right into this folder.
+        /// judged right, or with a misread cell, into this folder.
         #[arg(long, value_name = "DIR")]
         failures: Option<PathBuf>,
+        /// Evaluate only these scenes of the N (indices as a full run's JSON numbers them),
+        /// and none without a stack: to look again at a failure.
+        #[arg(long, value_name = "INDEX,...", value_delimiter = ',')]
+        only: Vec<usize>,
         #[command(flatten)]
         output: Output,
     },

@@ -117,3 +117,42 @@ fn a_closed_stdout_is_not_a_panic() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(out.status.code(), Some(0), "{stderr}");
 }
+
+#[test]
+fn eval_looks_again_at_chosen_scenes_numbered_as_in_a_full_run() {
+    let set = model("layers/reference.json");
+    let dir = tempfile::tempdir().unwrap();
+    let eval = |n: &str, only: &str| {
+        let run = tablejudge([
+            "eval",
+            "layers",
+            "--set",
+            path_str(&set),
+            "--n",
+            n,
+            "--seed",
+            "2026",
+            "--only",
+            only,
+            "--failures",
+            path_str(dir.path()),
+            "--json",
+        ]);
+        assert_exit!(run, 0);
+        run.json()
+    };
+    let some = eval("40", "3,17");
+    let scenes = some["scenes"].as_array().unwrap();
+    let indices: Vec<u64> = scenes
+        .iter()
+        .map(|s| s["index"].as_u64().unwrap())
+        .collect();
+    assert_eq!(indices, [3, 17]);
+    assert_eq!(some["summary"]["scenes"], 2);
+    assert_eq!(some["summary"]["without_stack"], 0);
+    // A scene's number names the same scene in a run of any length.
+    let again = &eval("18", "17")["scenes"][0];
+    for field in ["index", "mission", "truth_matches", "verdict", "wrong"] {
+        assert_eq!(again[field], scenes[1][field], "{field}");
+    }
+}

@@ -30,6 +30,8 @@ pub struct EvalLayers<'a> {
     pub size: (u32, u32),
     pub degradation: DegradationArg,
     pub failures: Option<PathBuf>,
+    /// Only these scene indices (all when empty), and no scenes without a stack.
+    pub only: Vec<usize>,
     pub output: Output,
 }
 
@@ -155,8 +157,9 @@ pub fn layers(args: EvalLayers<'_>) -> Result<Outcome> {
                 .to_owned();
             (i, master.gen(), mission, i % 2 == 0)
         })
+        .filter(|(i, ..)| args.only.is_empty() || args.only.contains(i))
         .collect();
-    let bar = ProgressBar::new(args.n as u64);
+    let bar = ProgressBar::new(plans.len() as u64);
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} scenes  {per_sec}  eta {eta}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
@@ -192,6 +195,7 @@ pub fn layers(args: EvalLayers<'_>) -> Result<Outcome> {
         .collect();
     let hidden: Vec<u64> = (0..args.n.div_ceil(WITHOUT_STACK_EVERY))
         .map(|_| master.gen())
+        .filter(|_| args.only.is_empty())
         .collect();
     bar.inc_length(hidden.len() as u64);
     let hidden_read: Vec<Result<bool>> = hidden
@@ -302,8 +306,7 @@ fn eval_scene(
         ) => ("undecided", Some(undecided_bucket(doubtful.len(), reason))),
         (Ok(_), None) => ("undecided", Some("not judged".into())),
     };
-    let failed =
-        verdict == "undecided" || (verdict == "match") != truth_matches || confident_wrong > 0;
+    let failed = verdict == "undecided" || (verdict == "match") != truth_matches || wrong > 0;
     let result = SceneResult {
         index,
         mission: mission_id.to_owned(),

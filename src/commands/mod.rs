@@ -77,6 +77,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             size,
             degradation,
             failures,
+            only,
             output,
         }) => eval::layers(eval::EvalLayers {
             set: &set,
@@ -85,6 +86,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             size,
             degradation,
             failures,
+            only,
             output,
         }),
         Command::Render(RenderCommand::Layers {

@@ -68,6 +68,12 @@ pub struct CellSample {
     /// shifted layer, a shadow's sharp edge, a reflection's). Which one the cell shows cannot
     /// be told from the pixels.
     pub other: Option<Srgb>,
+    /// For a cell that is mostly glare (coverage under [`SampleParams::min_coverage`]): the
+    /// per-channel median of its few pixels below the glare level, when every one of them is
+    /// still clipped in every channel (in the camera's highlight roll-off). A highlight over a
+    /// colour shows that colour at its edge (then `None`); a bright surface, such as an
+    /// over-exposed hole, shows only more of itself.
+    pub fringe: Option<Srgb>,
 }
 
 /// Samples every cell of a rectified image split into `rows × cols` equal cells.
@@ -159,11 +165,16 @@ fn sample_region(
         .collect();
     let coverage = usable.len() as f32 / pixels.len() as f32;
     if coverage < params.min_coverage {
+        // What shows below the glare level, when all of it is still in the roll-off.
+        let in_roll_off = |&[r, g, b]: &[u8; 3]| all_clipped(Srgb::new(r, g, b));
+        let fringe = (!usable.is_empty() && usable.iter().all(in_roll_off))
+            .then(|| per_channel_median(&usable));
         return CellSample {
             srgb: per_channel_median(&pixels),
             coverage,
             veiled: 0.0,
             other: None,
+            fringe,
         };
     }
     let n = usable.len();
@@ -180,13 +191,18 @@ fn sample_region(
     // What is seen of the cell is itself clipped in every channel: the cell is a bright
     // surface (a white card one stop over), and the pixels taken for glare are more of it,
     // hiding nothing. (A highlight over a colour leaves that colour around it.)
-    let bright = Clipped::of(LinRgb::from_srgb(srgb)).0.iter().all(|&c| c);
+    let bright = all_clipped(srgb);
     CellSample {
         srgb,
         coverage: if bright { 1.0 } else { coverage },
         veiled,
         other,
+        fringe: None,
     }
+}
+
+fn all_clipped(c: Srgb) -> bool {
+    Clipped::of(LinRgb::from_srgb(c)).0.iter().all(|&c| c)
 }
 
 fn per_channel_median(pixels: &[[u8; 3]]) -> Srgb {
@@ -369,6 +385,30 @@ mod tests {
         // Every pixel is "glare": too little left, so the cell is read as the white it is.
         assert_eq!(g[Pos::new(0, 1)].srgb, Srgb::new(255, 255, 255));
         assert_eq!(g[Pos::new(0, 1)].coverage, 0.0);
+        assert_eq!(g[Pos::new(0, 1)].fringe, None);
+    }
+
+    #[test]
+    fn a_mostly_glare_cell_keeps_its_fringe_only_when_all_of_it_is_in_the_roll_off() {
+        // 100 pixels: 95 at full scale, 5 just below the glare level, still in the camera's
+        // highlight roll-off (an over-exposed white).
+        let mut img = RgbImage::from_pixel(10, 10, image::Rgb([255, 255, 255]));
+        for x in 0..5 {
+            img.put_pixel(x, 9, image::Rgb([246, 248, 252]));
+        }
+        let p = SampleParams {
+            inner: 1.0,
+            ..SampleParams::default()
+        };
+        let cell = sample_cells(&img, 1, 1, &p).unwrap()[Pos::new(0, 0)];
+        assert_eq!(cell.coverage, 0.05);
+        assert_eq!(cell.srgb, Srgb::new(255, 255, 255));
+        assert_eq!(cell.fringe, Some(Srgb::new(246, 248, 252)));
+        // One pixel at the highlight's edge shows the salmon beneath it: no fringe to trust.
+        img.put_pixel(5, 9, image::Rgb([255, 247, 230]));
+        let cell = sample_cells(&img, 1, 1, &p).unwrap()[Pos::new(0, 0)];
+        assert_eq!(cell.coverage, 0.06);
+        assert_eq!(cell.fringe, None);
     }
 
     /// A 40×40 cell of `colour` whose linear light is scaled by `shade(x, y)` and then gets
@@ -458,6 +498,7 @@ mod tests {
             coverage: 1.0,
             veiled: 0.0,
             other: None,
+            fringe: None,
         };
         let mut samples = Grid::filled(4, 4, clear);
         samples[Pos::new(1, 1)].veiled = 0.7;

@@ -221,6 +221,7 @@ mod tests {
             coverage: 1.0,
             veiled: 0.0,
             other: None,
+            fringe: None,
         });
         samples[p].coverage = coverage;
         (cells, samples)

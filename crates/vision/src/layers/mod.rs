@@ -363,6 +363,38 @@ pub struct LayersReader {
 /// in a channel neither clips) cannot be a hole showing that card: light was added to it.
 const WASHED_PAST_CARD: f32 = 1.05;
 
+/// ΔE (a*b* plane) by which the fringe of an over-exposed hole may be tinted against the
+/// best-lit card other than towards the card's own hue: one just-noticeable difference.
+const FRINGE_TINT: f32 = 1.0;
+
+/// Whether the fringe of a mostly-glare cell ([`CellSample::fringe`], all in the highlight
+/// roll-off) is the card around the grid: white-balanced, tinted against the best-lit card by
+/// at most [`FRINGE_TINT`] except towards the card's printed hue (`card_chroma`, its a* and
+/// b*): as a tinted white dims in the roll-off, the channel it has least of drops first. A
+/// highlight over a colour tints its fringe with that colour.
+fn card_in_roll_off(
+    fringe: Srgb,
+    card_lit: Srgb,
+    balance: &WhiteBalance,
+    card_chroma: [f32; 2],
+) -> bool {
+    let (f, c) = (
+        Lab::from_srgb(balance.apply(fringe)),
+        Lab::from_srgb(balance.apply(card_lit)),
+    );
+    let tint = [f.a - c.a, f.b - c.b];
+    let norm = card_chroma[0].hypot(card_chroma[1]);
+    let towards_card = if norm > 0.0 {
+        ((tint[0] * card_chroma[0] + tint[1] * card_chroma[1]) / norm).max(0.0)
+    } else {
+        0.0
+    };
+    let elsewhere = (tint[0].hypot(tint[1]).powi(2) - towards_card.powi(2))
+        .max(0.0)
+        .sqrt();
+    elsewhere <= FRINGE_TINT
+}
+
 /// Levels by which a cell's channel in the highlight roll-off may exceed the best-lit card's
 /// before light was added to it (a median over a cell against the card's upper tenth).
 const ROLL_OFF_NOISE: u8 = 2;
@@ -465,6 +497,7 @@ impl LayersReader {
                             coverage: 0.0,
                             veiled: 0.0,
                             other: None,
+                            fringe: None,
                         },
                     ),
                     balance: WhiteBalance::IDENTITY,
@@ -658,12 +691,22 @@ impl LayersReader {
         let card_lin = card.map_or([f32::INFINITY; 3], |c| c.to_array());
         let card_srgb = card_lit.map_or([u8::MAX; 3], |c| c.to_array());
         let card_clipped = card.map_or(Clipped([false; 3]), Clipped::of);
+        let card_chroma = self.printed(self.set.card()).map_or([0.0; 2], |c| {
+            let lab = Lab::from_srgb(c);
+            [lab.a, lab.b]
+        });
         Grid::from_fn(samples.rows(), samples.cols(), |p| {
             let s = &samples[p];
             let raw = LinRgb::from_srgb(s.srgb);
             let clipped = Clipped::of(raw);
             let r = classifier.classify_clipped(balance.apply(s.srgb), clipped);
-            let mut confidence = r.confidence * glare_factor(s.coverage.clamp(0.0, 1.0));
+            // Mostly glare, but what shows at its edge is the card in the highlight roll-off
+            // (an over-exposed hole): the glare is more of that card and hides nothing.
+            let coverage = match (s.fringe, card_lit) {
+                (Some(f), Some(c)) if card_in_roll_off(f, c, balance, card_chroma) => 1.0,
+                _ => s.coverage,
+            };
+            let mut confidence = r.confidence * glare_factor(coverage.clamp(0.0, 1.0));
             // Washed out: two or more channels clipped, and brighter than the best-lit card
             // around the grid in some channel (a hole clips like its card, and is no brighter).
             // Where both lie in the camera's highlight roll-off, its 8-bit values still rise

@@ -353,6 +353,7 @@ fn sample(srgb: Srgb, coverage: f32, veiled: f32) -> CellSample {
         coverage,
         veiled,
         other: None,
+        fringe: None,
     }
 }
 
@@ -401,6 +402,7 @@ fn a_cell_showing_two_surfaces_of_different_colours_is_doubtful() {
         coverage: 1.0,
         veiled: 0.0,
         other: None,
+        fringe: None,
     };
     let mut samples = Grid::filled(5, 5, plain);
     let p = Pos::new(4, 2);
@@ -543,6 +545,34 @@ fn a_cell_brighter_than_the_card_in_its_roll_off_is_washed_out() {
     let read = reader.classify(&classifier, &samples, &WhiteBalance::IDENTITY, Some(card));
     assert!(read[veiled].confidence <= 0.5, "{:?}", read[veiled]);
     assert_eq!(read[hole].label, Some(set.card()));
+    assert!(read[hole].confidence > 0.99, "{:?}", read[hole]);
+}
+
+#[test]
+fn a_mostly_clipped_hole_is_card_when_its_fringe_is_the_card_dimmed() {
+    // An over-exposed photo: the card around the grid reads (254, 254, 252), and most pixels
+    // of a hole and of a sky-blue cell under a highlight are above the glare level. The few
+    // left of the hole are the card a little dimmer; those of the sky-blue cell are bluer
+    // than the card, the colour beneath the highlight showing at its edge.
+    let set = set("reference");
+    let reader = LayersReader::new(&set).unwrap();
+    let classifier = reader.classifier(&LayersReadOptions::default()).unwrap();
+    let mostly_glare = |srgb: Srgb, fringe: Srgb| CellSample {
+        fringe: Some(fringe),
+        ..sample(srgb, 0.04, 0.0)
+    };
+    let mut samples = Grid::filled(4, 4, sample(Srgb::new(181, 30, 45), 1.0, 0.0));
+    let (hole, sky) = (Pos::new(0, 0), Pos::new(3, 3));
+    samples[hole] = mostly_glare(Srgb::new(253, 253, 251), Srgb::new(251, 251, 249));
+    samples[sky] = mostly_glare(Srgb::new(252, 255, 255), Srgb::new(249, 254, 255));
+    let card = Srgb::new(254, 254, 252);
+    let read = reader.classify(&classifier, &samples, &WhiteBalance::IDENTITY, Some(card));
+    assert_eq!(read[hole].label, Some(set.card()));
+    assert!(read[hole].confidence > 0.99, "{:?}", read[hole]);
+    assert!(read[sky].confidence < 0.5, "{:?}", read[sky]);
+    // A warm card's fringe turns warmer as it dims (its blue leaves the roll-off first).
+    samples[hole] = mostly_glare(Srgb::new(254, 254, 252), Srgb::new(254, 253, 247));
+    let read = reader.classify(&classifier, &samples, &WhiteBalance::IDENTITY, Some(card));
     assert!(read[hole].confidence > 0.99, "{:?}", read[hole]);
 }
 
