@@ -240,6 +240,30 @@ pub(crate) fn rival_under_veil(
         .any(|&(k, p)| k != label && under_veil_min(measured, p, beat) < beat)
 }
 
+/// The colour other than `label` that, under a glare veil, explains the measured cell best,
+/// when it does so clearly better than `label` (by [`VEIL_MARGIN`]; see
+/// [`rival_under_veil`]): the likelier reading of a veiled cell.
+pub(crate) fn best_under_veil(
+    measured: &Measured,
+    printed: &[(Key, LinRgb)],
+    label: Key,
+) -> Option<Key> {
+    let &(_, own) = printed.iter().find(|(k, _)| *k == label)?;
+    let beat = under_veil_min(measured, own, f32::INFINITY) - VEIL_MARGIN;
+    printed
+        .iter()
+        .filter(|&&(k, _)| k != label)
+        .fold((None, beat), |(best, cap), &(k, p)| {
+            let d = under_veil_min(measured, p, cap);
+            if d < cap {
+                (Some(k), d)
+            } else {
+                (best, cap)
+            }
+        })
+        .0
+}
+
 /// Within this ΔE₀₀ of the label's fit, a colour beneath the veil of a washed-out cell is a
 /// rival.
 const VEIL_TIE: f32 = 1.0;
@@ -547,6 +571,13 @@ pub(crate) mod tests {
         assert!(Clipped::of(clipped.corrected()).0[0], "{clipped:?}");
         assert!(rival(&clipped, 's'));
         assert!(!rival(&plain("#e18264"), 's'));
+        // The rival that fits best is the likelier reading; none where there is no rival.
+        let best = |m: &Measured, k: char| best_under_veil(m, &printed, key(k));
+        assert_eq!(best(&veiled("#2160b7", 0.25), 'c'), Some(key('b')));
+        assert_eq!(best(&veiled("#9327b0", 0.3), 'p'), Some(key('v')));
+        assert_eq!(best(&clipped, 's'), Some(key('r')));
+        assert_eq!(best(&plain("#e084df"), 'p'), None);
+        assert_eq!(best(&veiled("#8dbcdf", 0.03), 'c'), None);
     }
 
     #[test]

@@ -34,7 +34,7 @@ use thiserror::Error;
 
 use crate::camera::Camera;
 use crate::classify::{
-    rival_under_veil, under_veil_delta_e, Classifier, ClassifierParams, Reading,
+    best_under_veil, rival_under_veil, under_veil_delta_e, Classifier, ClassifierParams, Reading,
 };
 use crate::colour::{Clipped, Lab, LinRgb, Measured};
 use crate::error::VisionError;
@@ -718,13 +718,19 @@ impl LayersReader {
                 (false, true) => false,
             };
             let washed = clipped.0.iter().filter(|&&c| c).count() >= 2 && (0..3).any(brighter);
-            // Under a veil a darker colour may lie beneath.
-            let rival = |l| {
+            // Under a veil a darker colour may lie beneath; where one explains a coloured
+            // cell clearly better than its label, it is the likelier reading. (Not so for
+            // the card: the lightest surface, any darker colour under a veil of the right
+            // tint mimics it.)
+            let mut label = r.label;
+            if let (true, Some(l)) = (veil[p], r.label) {
                 let measured = Measured::new(balance.apply_linear(raw), clipped);
-                rival_under_veil(&measured, &printed, l, washed)
-            };
-            if veil[p] && r.label.is_some_and(rival) {
-                confidence = confidence.min(0.5);
+                if rival_under_veil(&measured, &printed, l, washed) {
+                    confidence = confidence.min(0.5);
+                    if l != self.set.card() {
+                        label = best_under_veil(&measured, &printed, l).or(label);
+                    }
+                }
             }
             // Two surfaces in one cell: doubtful unless both read the same.
             if let Some(other) = s.other {
@@ -734,7 +740,11 @@ impl LayersReader {
                     confidence = confidence.min(0.5);
                 }
             }
-            Reading { confidence, ..r }
+            Reading {
+                label,
+                confidence,
+                ..r
+            }
         })
     }
 

@@ -549,6 +549,31 @@ fn a_cell_brighter_than_the_card_in_its_roll_off_is_washed_out() {
 }
 
 #[test]
+fn a_veiled_colour_reads_as_the_darker_colour_beneath_but_the_card_stays_card() {
+    // A highlight veils a blue cell (it looks sky blue) and a hole (a greyish card, which
+    // olive under a veil mimics exactly). Both are doubtful; the blue is read as blue, the
+    // likelier colour beneath; the hole stays card, the lightest surface.
+    let set = set("reference");
+    let reader = LayersReader::new(&set).unwrap();
+    let classifier = reader.classifier(&LayersReadOptions::default()).unwrap();
+    let lin = |k: char| LinRgb::from_srgb(set.colors()[&Key::new(k).unwrap()].srgb);
+    let veiled = |k: char, v: f32| {
+        let c = LinRgb::from_array(lin(k).to_array().map(|c| c + v)).to_srgb();
+        sample(c, 1.0, 0.8)
+    };
+    let mut samples = Grid::filled(4, 4, sample(Srgb::new(181, 30, 45), 1.0, 0.0));
+    let (blue, hole) = (Pos::new(0, 0), Pos::new(0, 1));
+    samples[blue] = veiled('b', 0.25);
+    samples[hole] = veiled('o', 0.6);
+    let card = Srgb::new(0xf2, 0xef, 0xe6);
+    let read = reader.classify(&classifier, &samples, &WhiteBalance::IDENTITY, Some(card));
+    assert_eq!(read[blue].label, Key::new('b').ok(), "{:?}", read[blue]);
+    assert!(read[blue].confidence <= 0.5, "{:?}", read[blue]);
+    assert_eq!(read[hole].label, Some(set.card()), "{:?}", read[hole]);
+    assert!(read[hole].confidence <= 0.5, "{:?}", read[hole]);
+}
+
+#[test]
 fn a_mostly_clipped_hole_is_card_when_its_fringe_is_the_card_dimmed() {
     // An over-exposed photo: the card around the grid reads (254, 254, 252), and most pixels
     // of a hole and of a sky-blue cell under a highlight are above the glare level. The few
