@@ -44,6 +44,11 @@ const MIN_EXTENT: f32 = 0.25;
 const MAX_EXTENT: f32 = 2.0;
 /// Least ink in a stroke that counts, in cells² (specks of noise and dust are smaller).
 const MIN_INK: f32 = 0.02;
+/// Least ink of a number, all its strokes together, in cells²: one stroke a tenth of a cell
+/// wide and 0.4 cells long, the least a legible numeral is made of. Specks of a cloth's motif
+/// or of a card's edge, a few samples that a misplaced edge line leaves on the card, have
+/// less.
+const MIN_NUMBER_INK: f32 = 0.04;
 /// Islands this close (cells) are parts of one number (strokes, several digits).
 const MERGE: f32 = 0.2;
 
@@ -445,9 +450,11 @@ fn score_margin(m: &Margin) -> GlyphEvidence {
         .collect();
     // A motif repeated around the grid (checks or flowers on a cloth that looks like the card)
     // is a pattern, not a number: a number is one of a kind.
+    let min_number_ink = (MIN_NUMBER_INK * s * s).ceil() as usize;
     let numbers: Vec<&Island> = compact
         .iter()
         .filter(|g| compact.iter().filter(|o| g.alike(o)).count() < 3)
+        .filter(|g| g.ink >= min_number_ink)
         .copied()
         .collect();
     // Inside the card: the island's centre lies nearer the frame than its side's card edge.
@@ -856,6 +863,19 @@ mod tests {
         number_one(&mut img);
         let e = score(&img);
         assert_eq!((e.score, e.islands), (1.0, 1), "{e:?}");
+    }
+
+    #[test]
+    fn a_speck_on_the_card_is_no_number_but_a_thin_one_is() {
+        // Three tenths of a cell of a line a tenth wide: the sliver of a cloth's check that a
+        // misplaced card edge leaves on the card, too little ink for a numeral.
+        let mut img = on_card(TABLE);
+        grid(&mut img);
+        block(&mut img, 4.0 + FW + 0.5, 1.6, 4.0 + FW + 0.6, 1.9, INK);
+        assert_eq!(score(&img).score, 0.0, "{:?}", score(&img));
+        // A "1" half a cell tall drawn as thinly is a number.
+        block(&mut img, 4.0 + FW + 0.5, 1.6, 4.0 + FW + 0.6, 2.1, INK);
+        assert_eq!(score(&img).score, 1.0, "{:?}", score(&img));
     }
 
     #[test]
