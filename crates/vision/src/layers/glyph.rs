@@ -44,10 +44,11 @@ const MIN_EXTENT: f32 = 0.25;
 const MAX_EXTENT: f32 = 2.0;
 /// Least ink in a stroke that counts, in cells² (specks of noise and dust are smaller).
 const MIN_INK: f32 = 0.02;
-/// Least ink of a number, all its strokes together, in cells²: one stroke a tenth of a cell
-/// wide and 0.4 cells long, the least a legible numeral is made of. Specks of a cloth's motif
-/// or of a card's edge, a few samples that a misplaced edge line leaves on the card, have
-/// less.
+/// Least ink of a number, all its strokes together, in cells². A mission card prints 2 to 5
+/// (the rules: 2 to 5 layers), and such a numeral has about 2.5 times its height in stroke:
+/// 0.4 cells tall in a thin font (strokes a tenth of its height), this much. Specks of a
+/// cloth's motif or of a card's edge, a few samples that a misplaced edge line leaves on the
+/// card, have less.
 const MIN_NUMBER_INK: f32 = 0.04;
 /// Islands this close (cells) are parts of one number (strokes, several digits).
 const MERGE: f32 = 0.2;
@@ -873,7 +874,8 @@ mod tests {
         grid(&mut img);
         block(&mut img, 4.0 + FW + 0.5, 1.6, 4.0 + FW + 0.6, 1.9, INK);
         assert_eq!(score(&img).score, 0.0, "{:?}", score(&img));
-        // A "1" half a cell tall drawn as thinly is a number.
+        // Half a cell of the same stroke is ink enough (a 2 to 5 0.4 cells tall in a thin
+        // font has about as much).
         block(&mut img, 4.0 + FW + 0.5, 1.6, 4.0 + FW + 0.6, 2.1, INK);
         assert_eq!(score(&img).score, 1.0, "{:?}", score(&img));
     }
