@@ -155,4 +155,17 @@ fn eval_looks_again_at_chosen_scenes_numbered_as_in_a_full_run() {
     for field in ["index", "mission", "truth_matches", "verdict", "wrong"] {
         assert_eq!(again[field], scenes[1][field], "{field}");
     }
+    // A scene past N is named, not silently skipped.
+    let past = tablejudge([
+        "eval",
+        "layers",
+        "--set",
+        path_str(&set),
+        "--n",
+        "10",
+        "--only",
+        "12",
+    ]);
+    assert_exit!(past, 2);
+    assert!(past.stderr.contains("--only 12"), "{}", past.stderr);
 }

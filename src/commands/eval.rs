@@ -144,6 +144,14 @@ pub fn layers(args: EvalLayers<'_>) -> Result<Outcome> {
         ))
         .into());
     }
+    if let Some(&past) = args.only.iter().find(|&&i| i >= args.n) {
+        return Err(BadInput(format!(
+            "--only {past}: scenes are numbered 0 to {} for --n {}; raise --n to reach it",
+            args.n.saturating_sub(1),
+            args.n
+        ))
+        .into());
+    }
     if let Some(dir) = &args.failures {
         std::fs::create_dir_all(dir)
             .map_err(|e| BadInput(format!("{}: cannot create ({e})", dir.display())))?;
