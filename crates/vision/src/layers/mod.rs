@@ -804,11 +804,20 @@ impl LayersReader {
                     grids: grids.to_vec(),
                 })
             }
-            many => Err(LayersError::Ambiguous {
-                what: "stack",
-                count: many.len(),
-                grids: grids.to_vec(),
-            }),
+            many => {
+                let found: Vec<&FoundGrid> = many
+                    .iter()
+                    .filter_map(|&i| examined[i].as_ref().map(|e| &e.found))
+                    .collect();
+                match clearly_the_stack(&found) {
+                    Some(k) => Ok(many[k]),
+                    None => Err(LayersError::Ambiguous {
+                        what: "stack",
+                        count: many.len(),
+                        grids: grids.to_vec(),
+                    }),
+                }
+            }
         }
     }
 
@@ -1055,6 +1064,35 @@ enum Wanted {
     /// Mission cards too: every complete grid is tested.
     StackAndMissionCards,
 }
+
+/// Of several grids that each look like a stack on its card, the one that is clearly the stack:
+/// its frame and card explain its cells at least [`RIVAL_MISFIT_FACTOR`] times and
+/// [`RIVAL_MISFIT_MARGIN`] ΔE₀₀ better than they explain any other's, and it is at least as
+/// prominent as each. A loose layer on a table that looks like card passes the on-card test
+/// with the table taken for card, which bends its colours away from the printed ones: it is
+/// explained far worse than the stack on its real card. Grids explained about as well (two
+/// stacks, or a loose layer on a table just like the card) stay a tie: undecided.
+fn clearly_the_stack(found: &[&FoundGrid]) -> Option<usize> {
+    let (best, b) = found
+        .iter()
+        .enumerate()
+        .min_by(|x, y| x.1.misfit_refs.total_cmp(&y.1.misfit_refs))?;
+    let dominates = |o: &FoundGrid| {
+        o.misfit_refs
+            >= (RIVAL_MISFIT_FACTOR * b.misfit_refs).max(b.misfit_refs + RIVAL_MISFIT_MARGIN)
+            && b.prominence >= o.prominence
+    };
+    found
+        .iter()
+        .enumerate()
+        .all(|(i, o)| i == best || dominates(o))
+        .then_some(best)
+}
+
+/// See [`clearly_the_stack`]: a rival explained this many times worse, and by this much more
+/// than the stack (more than a σ of a read colour past the stack's own fit), is no rival.
+const RIVAL_MISFIT_FACTOR: f32 = 2.0;
+const RIVAL_MISFIT_MARGIN: f32 = 5.0;
 
 /// Whether some examined grid is of one of `kinds`.
 fn any_of(examined: &[Option<Examined>], kinds: &[GridKind]) -> bool {

@@ -346,6 +346,32 @@ fn a_stack_is_called_cut_off_only_when_nothing_but_cut_grids_was_found() {
     }
 }
 
+#[test]
+fn a_rival_explained_far_worse_and_no_more_prominent_is_no_rival() {
+    let grid = |misfit_refs, prominence| FoundGrid {
+        misfit_refs,
+        ..FoundGrid::located([[0.0; 2]; 4], GridKind::Stack, prominence)
+    };
+    // The stack on its card, and a loose layer on a table that looks like card (eval layers,
+    // reference set, seed 2026, scene 118).
+    let (stack, loose) = (grid(1.4, 0.11), grid(8.5, 0.06));
+    assert_eq!(clearly_the_stack(&[&loose, &stack]), Some(1));
+    // Explained about as well: a tie (scene 412, where the loose layer even fits better).
+    assert_eq!(
+        clearly_the_stack(&[&grid(2.5, 0.2), &grid(3.2, 0.12)]),
+        None
+    );
+    // Far worse but more prominent (a stack under glare, say): a tie.
+    assert_eq!(
+        clearly_the_stack(&[&grid(1.4, 0.05), &grid(8.5, 0.2)]),
+        None
+    );
+    // Twice as bad, but by less than the margin.
+    assert_eq!(clearly_the_stack(&[&grid(1.0, 0.2), &grid(5.5, 0.1)]), None);
+    // The best must beat every other.
+    assert_eq!(clearly_the_stack(&[&stack, &loose, &grid(3.0, 0.05)]), None);
+}
+
 /// A cell's sample showing one surface.
 fn sample(srgb: Srgb, coverage: f32, veiled: f32) -> CellSample {
     CellSample {
