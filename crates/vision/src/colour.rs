@@ -287,6 +287,26 @@ impl Measured {
         lightness_term(seen, lightness(printed)) * (1.0 - 1e-3)
     }
 
+    /// The entry of `printed` (each linear and as Lab) nearest by [`Measured::delta_e`], and
+    /// its distance: the first of equals, as a minimum over all of them would give. An entry
+    /// whose [`Measured::delta_e_floor`] already reaches the best so far cannot be nearer, so
+    /// its ΔE₀₀ is not computed.
+    pub fn nearest(&self, printed: &[(LinRgb, Lab)]) -> Option<(usize, f32)> {
+        let mut best: Option<(usize, f32)> = None;
+        for (i, &(lin, lab)) in printed.iter().enumerate() {
+            if let Some((_, b)) = best {
+                if self.delta_e_floor(lin).total_cmp(&b).is_ge() {
+                    continue;
+                }
+            }
+            let d = self.delta_e(lin, lab);
+            if best.is_none_or(|(_, b)| d.total_cmp(&b).is_lt()) {
+                best = Some((i, d));
+            }
+        }
+        best
+    }
+
     /// How far (natural log of the ratio) `printed` falls short of the bound in the clipped
     /// channel where it falls shortest; 0 where it reaches every bound.
     fn shortfall(&self, printed: LinRgb) -> f32 {
@@ -500,6 +520,28 @@ mod tests {
             let printed = LinRgb::from_array(p);
             let exact = measured.delta_e(printed, Lab::from_linear(printed));
             proptest::prop_assert!(measured.delta_e_floor(printed) <= exact);
+        }
+    }
+
+    proptest::proptest! {
+        /// The nearest entry is the one a minimum over every distance gives.
+        #[test]
+        fn nearest_is_the_minimum_over_all(
+            m in proptest::array::uniform3(-0.1f32..1.2),
+            clipped in proptest::array::uniform3(proptest::bool::ANY),
+            printed in proptest::collection::vec(proptest::array::uniform3(0.0f32..1.0), 1..12),
+        ) {
+            let measured = Measured::new(LinRgb::from_array(m), Clipped(clipped));
+            let printed: Vec<(LinRgb, Lab)> = printed
+                .iter()
+                .map(|&p| (LinRgb::from_array(p), Lab::from_linear(LinRgb::from_array(p))))
+                .collect();
+            let all = printed
+                .iter()
+                .map(|&(lin, lab)| measured.delta_e(lin, lab))
+                .enumerate()
+                .min_by(|a, b| a.1.total_cmp(&b.1));
+            proptest::prop_assert_eq!(measured.nearest(&printed), all);
         }
     }
 

@@ -311,12 +311,7 @@ fn assign(wb: &WhiteBalance, m: &[LinRgb], p: &[(LinRgb, Lab)]) -> (Vec<usize>, 
         .map(|&c| {
             // Clamped like a camera would, so a gain cannot push a colour out of gamut.
             let measured = Measured::new(wb.apply_linear(c), Clipped::of(c));
-            let (i, d) = p
-                .iter()
-                .enumerate()
-                .map(|(i, (e_lin, e))| (i, measured.delta_e(*e_lin, *e)))
-                .min_by(|a, b| a.1.total_cmp(&b.1))
-                .unwrap_or((0, f32::INFINITY));
+            let (i, d) = measured.nearest(p).unwrap_or((0, f32::INFINITY));
             total += d.min(WhiteBalance::RESIDUAL_CAP);
             i
         })

@@ -662,10 +662,7 @@ impl LayersReader {
             .map(|s| {
                 let raw = LinRgb::from_srgb(s.srgb);
                 let measured = Measured::new(balance.apply_linear(raw), Clipped::of(raw));
-                printed
-                    .iter()
-                    .map(|&(p_lin, p)| measured.delta_e(p_lin, p))
-                    .fold(f32::INFINITY, f32::min)
+                measured.nearest(&printed).map_or(f32::INFINITY, |(_, d)| d)
             })
             .collect();
         d.sort_by(f32::total_cmp);
