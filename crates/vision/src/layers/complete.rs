@@ -15,6 +15,7 @@
 use tablejudge_rules::layers::Solver;
 use tablejudge_rules::{Grid, Key, Pos, Srgb};
 
+use super::judge::JudgeOptions;
 use crate::classify::{under_veil_delta_e, Reading};
 use crate::colour::{Clipped, Lab, LinRgb, Measured};
 use crate::sample::{may_be_veiled, CellSample};
@@ -106,6 +107,19 @@ pub(super) fn complete_by_rules(
     let otherwise = if read_possible { 0.0 } else { OTHERWISE };
     let confidence = weight / (total + otherwise) * (1.0 - others_error);
     if 1.0 - confidence > max_error {
+        // Not sure enough to count. But where the colouring as read is one no stack shows,
+        // the likeliest one the set can make is the better guess for cells too doubtful to
+        // prove a mismatch either way; their confidence does not rise, so no verdict moves.
+        let proves = JudgeOptions::default().mismatch_confidence;
+        let labels_possible = solver
+            .min_layers(&cells.map(|r| r.label.unwrap_or(card)))
+            .is_some();
+        if !labels_possible && doubtful.iter().all(|&p| cells[p].confidence < proves) {
+            for (&p, k) in doubtful.iter().zip(colours) {
+                cells[p].label = Some(k);
+                cells[p].confidence = cells[p].confidence.min(confidence);
+            }
+        }
         return Vec::new();
     }
     for (&p, k) in doubtful.iter().zip(colours) {
@@ -267,6 +281,44 @@ mod tests {
         }
         // Both happen: the rules are neither useless nor always sure.
         assert!(filled > 0 && left > 0, "{filled} filled, {left} left");
+    }
+
+    #[test]
+    fn a_doubtful_cell_read_as_no_stack_shows_gets_a_colour_the_set_can_make() {
+        let set = set("reference");
+        let solver = Solver::new(&set);
+        let palette = palette(&set);
+        let washed = Srgb::new(250, 250, 250);
+        let mut tried = 0;
+        for mission in set.missions().iter().take(12) {
+            let pattern = mission.pattern();
+            for p in pattern.positions() {
+                let fits = |k: Key| {
+                    let mut g = pattern.clone();
+                    g[p] = k;
+                    solver.min_layers(&g).is_some()
+                };
+                // Glare over the cell, read as a colour with which no stack shows the rest.
+                let Some(&(wrong, _)) = palette.iter().find(|&&(k, _)| !fits(k)) else {
+                    continue;
+                };
+                if makeable(&solver, pattern, p, &palette) < 2 {
+                    continue;
+                }
+                let (mut cells, samples) = read(&set, pattern, p, washed, 0.3);
+                cells[p].label = Some(wrong);
+                let inferred =
+                    complete_by_rules(&mut cells, &samples, &solver, &palette, MAX_ERROR);
+                // Two or more colours fit: none is inferred, but the label is one of them,
+                // and the cell is no surer than it was.
+                assert!(inferred.is_empty(), "{} {p}", mission.id());
+                let label = cells[p].label.expect("a label");
+                assert!(fits(label), "{} {p}: {label}", mission.id());
+                assert!(cells[p].confidence <= 0.5, "{:?}", cells[p]);
+                tried += 1;
+            }
+        }
+        assert!(tried > 0);
     }
 
     #[test]
