@@ -138,6 +138,41 @@ impl Classifier {
         d
     }
 
+    /// [`Classifier::ranked_clipped`] without the entries too far to weigh in the confidence:
+    /// those whose lightness floor puts their likelihood under 2⁻²⁵ of the best one's. Added
+    /// to a sum that is at least 1 (the best's own), such a term is below half its last bit
+    /// and leaves it unchanged, wherever it falls in the ranking; so the confidence is the
+    /// same to the last bit, and their CIEDE2000 is not computed.
+    fn ranked_near(&self, colour: Srgb, clipped: Clipped) -> Vec<(Key, f32)> {
+        let measured = Measured::new(LinRgb::from_srgb(colour), clipped);
+        let floors: Vec<f32> = self
+            .entries
+            .iter()
+            .map(|&(_, _, e_lin)| measured.delta_e_floor(e_lin))
+            .collect();
+        // The best entry is among those whose floor is below every exact distance seen: the
+        // smallest floor's exact distance bounds it.
+        let first = floors
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1.total_cmp(b.1))
+            .map_or(0, |(i, _)| i);
+        let (_, e, e_lin) = self.entries[first];
+        let bound = measured.delta_e(e_lin, e);
+        let two_s2 = 2.0 * self.params.sigma * self.params.sigma;
+        // exp(-17.5) < 2⁻²⁵; the best distance is at most `bound`.
+        let cutoff = (bound * bound + 17.5 * two_s2).sqrt();
+        let mut d: Vec<(Key, f32)> = self
+            .entries
+            .iter()
+            .zip(&floors)
+            .filter(|&(_, &floor)| floor < cutoff)
+            .map(|(&(k, e, e_lin), _)| (k, measured.delta_e(e_lin, e)))
+            .collect();
+        d.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        d
+    }
+
     /// Reads one colour: the nearest entry and the posterior confidence of the module docs.
     pub fn classify(&self, colour: Srgb) -> Reading {
         self.classify_clipped(colour, Clipped::default())
@@ -146,7 +181,7 @@ impl Classifier {
     /// [`Classifier::classify`] for a corrected colour with clipped channels (see
     /// [`Clipped`]): a white card in an over-exposed photo still reads as white.
     pub fn classify_clipped(&self, colour: Srgb, clipped: Clipped) -> Reading {
-        let ranked = self.ranked_clipped(colour, clipped);
+        let ranked = self.ranked_near(colour, clipped);
         // `entries` is non-empty by construction, so `ranked` has a first element.
         let (best, d_best) = ranked[0];
         let two_s2 = 2.0 * self.params.sigma * self.params.sigma;
@@ -422,6 +457,30 @@ pub(crate) mod tests {
         };
         let r = c.classify_clipped(undo(raw), clipped);
         assert!(r.confidence <= 0.5, "{r:?}");
+    }
+
+    proptest::proptest! {
+        /// Leaving out the entries too far to weigh changes no reading, to the last bit.
+        #[test]
+        fn the_far_entries_left_out_change_no_confidence(
+            rgb in proptest::array::uniform3(proptest::num::u8::ANY),
+            clipped in proptest::array::uniform3(proptest::bool::ANY),
+            sigma in 1.0f32..8.0,
+        ) {
+            let c = Classifier::new(&classic(), ClassifierParams { sigma, outlier_sigmas: 4.5 })
+                .unwrap();
+            let colour = Srgb::new(rgb[0], rgb[1], rgb[2]);
+            let clipped = Clipped(clipped);
+            // The confidence as the module docs define it, over every entry.
+            let ranked = c.ranked_clipped(colour, clipped);
+            let (best, d_best) = ranked[0];
+            let two_s2 = 2.0 * sigma * sigma;
+            let rel = |d: f32| (-(d * d - d_best * d_best) / two_s2).exp();
+            let total: f32 = ranked.iter().map(|&(_, d)| rel(d)).sum::<f32>() + rel(4.5 * sigma);
+            let r = c.classify_clipped(colour, clipped);
+            proptest::prop_assert_eq!(r.label, Some(best));
+            proptest::prop_assert_eq!(r.confidence.to_bits(), (1.0 / total).clamp(0.0, 1.0).to_bits());
+        }
     }
 
     #[test]
