@@ -246,12 +246,15 @@ mod tests {
     fn makeable(solver: &Solver, pattern: &Grid<Key>, p: Pos, palette: &[(Key, Srgb)]) -> usize {
         palette
             .iter()
-            .filter(|&&(k, _)| {
-                let mut g = pattern.clone();
-                g[p] = k;
-                solver.min_layers(&g).is_some()
-            })
+            .filter(|&&(k, _)| fits(solver, pattern, p, k))
             .count()
+    }
+
+    /// Whether `pattern` with cell `p` changed to `k` is a grid the set can make.
+    fn fits(solver: &Solver, pattern: &Grid<Key>, p: Pos, k: Key) -> bool {
+        let mut g = pattern.clone();
+        g[p] = k;
+        solver.min_layers(&g).is_some()
     }
 
     #[test]
@@ -293,11 +296,7 @@ mod tests {
         for mission in set.missions().iter().take(12) {
             let pattern = mission.pattern();
             for p in pattern.positions() {
-                let fits = |k: Key| {
-                    let mut g = pattern.clone();
-                    g[p] = k;
-                    solver.min_layers(&g).is_some()
-                };
+                let fits = |k: Key| fits(&solver, pattern, p, k);
                 // Glare over the cell, read as a colour with which no stack shows the rest.
                 let Some(&(wrong, _)) = palette.iter().find(|&&(k, _)| !fits(k)) else {
                     continue;
