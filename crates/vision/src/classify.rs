@@ -150,8 +150,7 @@ impl Classifier {
             .iter()
             .map(|&(_, _, e_lin)| measured.delta_e_floor(e_lin))
             .collect();
-        // The best entry is among those whose floor is below every exact distance seen: the
-        // smallest floor's exact distance bounds it.
+        // The exact distance of the entry with the smallest floor bounds the best one's.
         let first = floors
             .iter()
             .enumerate()
