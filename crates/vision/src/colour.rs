@@ -141,8 +141,7 @@ impl Lab {
     /// four decimals and is much faster than f64 (the number test calls this thousands of
     /// times per grid).
     pub fn delta_e(self, other: Lab) -> f32 {
-        let p = |c: Lab| ::palette::Lab::<D65, f32>::new(c.l, c.a, c.b);
-        p(self).difference(p(other))
+        ciede2000(self, other).unwrap_or_else(|| palette_ciede2000(self, other))
     }
 
     /// Whether ΔE₀₀ to `other` is at most `limit`: the same answer as comparing
@@ -320,6 +319,78 @@ impl Measured {
 
 /// ΔE₀₀'s lightness term |ΔL*|/S_L for two lightnesses: a lower bound of ΔE₀₀ itself (see
 /// [`Lab::within`]).
+/// `palette`'s CIEDE2000, for the pairs [`ciede2000`] leaves to it.
+fn palette_ciede2000(x: Lab, y: Lab) -> f32 {
+    let p = |c: Lab| ::palette::Lab::<D65, f32>::new(c.l, c.a, c.b);
+    p(x).difference(p(y))
+}
+
+/// CIEDE2000 (Sharma et al. 2005) with at most one arctangent, one exponential and one sine
+/// where `palette` takes two arctangents and six sines and cosines: ΔH′ comes from the cross
+/// and dot products of the two (a′, b′) vectors, and the mean hue h̄′ from their bisector,
+/// whose multiples in T follow from its cosine and sine. The rotation term needs h̄′ itself
+/// only near 275°: 140° away its factor is below e⁻³¹, far under f32's precision. `None`
+/// where a hue is undefined (zero chroma) or the two hues are nearly opposite (the bisector
+/// is lost in rounding): `palette`'s formula takes those.
+fn ciede2000(x: Lab, y: Lab) -> Option<f32> {
+    const POW25_7: f32 = 6_103_515_625.0;
+    let pow7 = |v: f32| {
+        let v2 = v * v;
+        v2 * v2 * v2 * v
+    };
+    let c_bar = ((x.a * x.a + x.b * x.b).sqrt() + (y.a * y.a + y.b * y.b).sqrt()) / 2.0;
+    let c7 = pow7(c_bar);
+    let g = 0.5 * (1.0 - (c7 / (c7 + POW25_7)).sqrt());
+    let (a1, a2) = (x.a * (1.0 + g), y.a * (1.0 + g));
+    let (c1, c2) = ((a1 * a1 + x.b * x.b).sqrt(), (a2 * a2 + y.b * y.b).sqrt());
+    if c1 == 0.0 || c2 == 0.0 {
+        return None;
+    }
+    // Unit hue vectors; their sum bisects the hues the short way round, as h̄′ does.
+    let (u1, u2) = ([a1 / c1, x.b / c1], [a2 / c2, y.b / c2]);
+    let bisector = [u1[0] + u2[0], u1[1] + u2[1]];
+    let len = bisector[0].hypot(bisector[1]);
+    if len < 1e-3 {
+        return None;
+    }
+    let (cos1, sin1) = (bisector[0] / len, bisector[1] / len);
+    // ΔH′ = 2·√(C₁′C₂′)·sin(Δh′/2), signed like sin Δh′ (the cross product), squared as
+    // 2(C₁′C₂′ − dot), or 2·cross²/(C₁′C₂′ + dot) where close hues would cancel.
+    let (cross, dot) = (a1 * y.b - x.b * a2, a1 * a2 + x.b * y.b);
+    let cc = c1 * c2;
+    let dh_sq = if dot > 0.0 {
+        2.0 * cross * cross / (cc + dot)
+    } else {
+        2.0 * (cc - dot)
+    };
+    let dh = dh_sq.sqrt().copysign(cross);
+    // cos and sin of 2h̄′, 3h̄′, 4h̄′.
+    let (cos2, sin2) = (cos1 * cos1 - sin1 * sin1, 2.0 * sin1 * cos1);
+    let (cos3, sin3) = (cos2 * cos1 - sin2 * sin1, sin2 * cos1 + cos2 * sin1);
+    let (cos4, sin4) = (cos2 * cos2 - sin2 * sin2, 2.0 * sin2 * cos2);
+    let (c30, s30) = (30f32.to_radians().cos(), 30f32.to_radians().sin());
+    let (c6, s6) = (6f32.to_radians().cos(), 6f32.to_radians().sin());
+    let (c63, s63) = (63f32.to_radians().cos(), 63f32.to_radians().sin());
+    let t = 1.0 - 0.17 * (cos1 * c30 + sin1 * s30) + 0.24 * cos2 + 0.32 * (cos3 * c6 - sin3 * s6)
+        - 0.20 * (cos4 * c63 + sin4 * s63);
+    let c_bar_p = (c1 + c2) / 2.0;
+    let (c275, s275) = (275f32.to_radians().cos(), 275f32.to_radians().sin());
+    let r_t = if cos1 * c275 + sin1 * s275 > 140f32.to_radians().cos() {
+        let h_bar = sin1.atan2(cos1).to_degrees().rem_euclid(360.0);
+        let d_theta = 30.0 * (-((h_bar - 275.0) / 25.0).powi(2)).exp();
+        let c7 = pow7(c_bar_p);
+        -2.0 * (c7 / (c7 + POW25_7)).sqrt() * (2.0 * d_theta).to_radians().sin()
+    } else {
+        0.0
+    };
+    let l_bar = (x.l + y.l) / 2.0 - 50.0;
+    let s_l = 1.0 + 0.015 * l_bar * l_bar / (20.0 + l_bar * l_bar).sqrt();
+    let s_c = 1.0 + 0.045 * c_bar_p;
+    let s_h = 1.0 + 0.015 * c_bar_p * t;
+    let (l, c, h) = ((y.l - x.l) / s_l, (c2 - c1) / s_c, dh / s_h);
+    Some((l * l + c * c + h * h + r_t * c * h).max(0.0).sqrt())
+}
+
 fn lightness_term(l1: f32, l2: f32) -> f32 {
     let mean = (l1 + l2) / 2.0 - 50.0;
     let s_l = 1.0 + 0.015 * mean * mean / (20.0 + mean * mean).sqrt();
@@ -504,6 +575,30 @@ mod tests {
             proptest::prop_assert_eq!(
                 x.within_each(y, [lo, hi]),
                 [x.within(y, lo), x.within(y, hi)]
+            );
+        }
+    }
+
+    proptest::proptest! {
+        /// The trigonometry-sparing formula agrees with `palette`'s, far and near, hues
+        /// opposite and chroma zero included.
+        #[test]
+        fn ciede2000_agrees_with_palette(
+            l1 in 0.0f32..100.0, a1 in -110.0f32..110.0, b1 in -110.0f32..110.0,
+            dl in -40.0f32..40.0, da in -60.0f32..60.0, db in -60.0f32..60.0,
+            scale in proptest::sample::select(vec![1.0f32, 0.1, 0.001, 0.0]),
+            opposite in proptest::bool::weighted(0.1),
+        ) {
+            let x = Lab::new(l1, a1, b1);
+            let y = if opposite {
+                Lab::new(l1 + dl, -a1 * (1.0 + scale), -b1 * (1.0 + scale))
+            } else {
+                Lab::new(l1 + dl * scale, a1 + da * scale, b1 + db * scale)
+            };
+            let (fast, slow) = (x.delta_e(y), palette_ciede2000(x, y));
+            proptest::prop_assert!(
+                (fast - slow).abs() <= 2e-4 + 2e-5 * slow,
+                "{x:?} {y:?}: {fast} against {slow}"
             );
         }
     }
