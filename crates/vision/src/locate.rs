@@ -724,8 +724,15 @@ fn lattice_quality(
     let sigma = kept.iter().sum::<f32>() / kept.len() as f32;
     let contrast = spread(&means).sqrt();
     // Gradients across lattice lines (bands within a quarter cell of a line) and inside cells.
-    let (mut band, mut nb, mut inner, mut ni) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
-    let diff = |a: &[u8], b: &[u8]| -> f32 { (0..3).map(|i| f32::from(a[i].abs_diff(b[i]))).sum() };
+    // Sums of byte differences, in integers: the f32 sums they replaced were exact too (below
+    // 2²⁴), and these loops vectorise.
+    let (mut band, mut nb, mut inner, mut ni) = (0u32, 0u32, 0u32, 0u32);
+    let diff = |a: &[u8], b: &[u8]| -> u32 {
+        a.iter()
+            .zip(b)
+            .map(|(p, q)| u32::from(p.abs_diff(*q)))
+            .sum()
+    };
     let in_band = |b: usize| {
         // `b` is the position of the boundary between two pixels, in pixels from the lattice
         // origin; bands are within a quarter cell of a multiple of k.
@@ -735,34 +742,61 @@ fn lattice_quality(
     // Band membership of the boundary before pixel index i (relative to the lattice origin).
     let band_at: Vec<bool> = (0..(cols.max(rows) + 1) * k + 1).map(in_band).collect();
     let row = |y: usize| &px[y * pw * 3..(y + 1) * pw * 3];
+    // The horizontal pairs (x, x + 1) of a row as runs of x alike in band membership.
+    let mut runs: Vec<(usize, usize, bool)> = Vec::new();
+    for x in o - 1..o + cols * k {
+        let b = band_at[x + 1 - o];
+        match runs.last_mut() {
+            Some(run) if run.2 == b => run.1 = x + 1,
+            _ => runs.push((x, x + 1, b)),
+        }
+    }
     for y in o..o + rows * k {
         let line = row(y);
-        for x in o - 1..o + cols * k {
-            if mask.is_some() && !(ok(x, y) && ok(x + 1, y)) {
-                continue;
-            }
-            let d = diff(&line[x * 3..x * 3 + 3], &line[x * 3 + 3..x * 3 + 6]);
-            if band_at[x + 1 - o] {
-                band += d;
-                nb += 1.0;
+        for &(x0, x1, in_b) in &runs {
+            let (sum, n) = match mask {
+                None => (
+                    diff(&line[x0 * 3..x1 * 3], &line[x0 * 3 + 3..x1 * 3 + 3]),
+                    (x1 - x0) as u32,
+                ),
+                Some(_) => {
+                    (x0..x1)
+                        .filter(|&x| ok(x, y) && ok(x + 1, y))
+                        .fold((0, 0), |(s, n), x| {
+                            (
+                                s + diff(&line[x * 3..x * 3 + 3], &line[x * 3 + 3..x * 3 + 6]),
+                                n + 1,
+                            )
+                        })
+                }
+            };
+            if in_b {
+                band += sum;
+                nb += n;
             } else {
-                inner += d;
-                ni += 1.0;
+                inner += sum;
+                ni += n;
             }
         }
     }
+    let (x0, x1) = (o, o + cols * k);
     for y in o - 1..o + rows * k {
         let (above, below) = (row(y), row(y + 1));
-        let in_b = band_at[y + 1 - o];
-        let (mut sum, mut n) = (0.0f32, 0.0f32);
-        for x in o..o + cols * k {
-            if mask.is_some() && !(ok(x, y) && ok(x, y + 1)) {
-                continue;
-            }
-            sum += diff(&above[x * 3..x * 3 + 3], &below[x * 3..x * 3 + 3]);
-            n += 1.0;
-        }
-        if in_b {
+        let (sum, n) = match mask {
+            None => (
+                diff(&above[x0 * 3..x1 * 3], &below[x0 * 3..x1 * 3]),
+                (x1 - x0) as u32,
+            ),
+            Some(_) => (x0..x1)
+                .filter(|&x| ok(x, y) && ok(x, y + 1))
+                .fold((0, 0), |(s, n), x| {
+                    (
+                        s + diff(&above[x * 3..x * 3 + 3], &below[x * 3..x * 3 + 3]),
+                        n + 1,
+                    )
+                }),
+        };
+        if band_at[y + 1 - o] {
             band += sum;
             nb += n;
         } else {
@@ -770,11 +804,12 @@ fn lattice_quality(
             ni += n;
         }
     }
+    let (band, nb, inner, ni) = (band as f32, nb as f32, inner as f32, ni as f32);
     let (band, inner) = (band / nb.max(1.0), inner / ni.max(1.0));
     // Line support: an interior lattice line along which there is no step anywhere is what
     // a lattice at half the true pitch looks like (real grids have some such lines too, where
     // whole rows repeat, so this only tempers the score).
-    let step_at = |a: &[u8], b: &[u8]| diff(a, b);
+    let step_at = |a: &[u8], b: &[u8]| diff(a, b) as f32;
     let mut lines = 0usize;
     let mut supported = 0usize;
     for j in 1..cols {
