@@ -190,6 +190,14 @@ fn regressions_once_undecided_are_judged_right() {
             "3-15",
             "the card's edge where it cuts the cloth",
         ),
+        // Pink, sky blue, forest green and holes: the palette fit found a cast with blue gone,
+        // under which orchid pink and salmon look alike, and its coin-toss disagreement made
+        // three cells doubtful (eval layers, reference set, seed 2026, scene 888).
+        (
+            "regression-pink-and-salmon-alike-under-a-cast",
+            "3-04",
+            "no coin-toss witness",
+        ),
     ] {
         let jpg = crate::util::root()
             .join("fixtures")

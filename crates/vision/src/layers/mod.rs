@@ -914,8 +914,12 @@ impl LayersReader {
         {
             return;
         }
+        // Where the alternative shows no stack either, it is a witness only where it reads
+        // another colour as surely as a mismatch needs: a cast that leaves two printed colours
+        // alike (orchid pink and salmon with blue gone) disagrees by a coin's toss.
+        let witness = JudgeOptions::default().mismatch_confidence;
         for (p, r) in other.iter() {
-            if r.label != cells[p].label {
+            if r.label != cells[p].label && (possible || r.confidence >= witness) {
                 cells[p].confidence = cells[p].confidence.min(0.5);
             }
         }
