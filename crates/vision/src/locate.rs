@@ -652,6 +652,14 @@ impl Stats {
     }
 }
 
+/// The sum of absolute differences of two byte slices, in integers: exact, and it vectorises.
+fn byte_diff(a: &[u8], b: &[u8]) -> u32 {
+    a.iter()
+        .zip(b)
+        .map(|(p, q)| u32::from(p.abs_diff(*q)))
+        .sum()
+}
+
 /// Mean over channels of the variance of a set of colours.
 fn spread(colours: &[[f32; 3]]) -> f32 {
     let mut s = Stats::default();
@@ -723,16 +731,9 @@ fn lattice_quality(
     let kept = &sigmas[..sigmas.len() - sigmas.len() / 5];
     let sigma = kept.iter().sum::<f32>() / kept.len() as f32;
     let contrast = spread(&means).sqrt();
-    // Gradients across lattice lines (bands within a quarter cell of a line) and inside cells.
-    // Sums of byte differences, in integers: the f32 sums they replaced were exact too (below
-    // 2²⁴), and these loops vectorise.
+    // Gradients across lattice lines (bands within a quarter cell of a line) and inside cells,
+    // summed in integers: f32 sums of them were exact too (below 2²⁴), and these vectorise.
     let (mut band, mut nb, mut inner, mut ni) = (0u32, 0u32, 0u32, 0u32);
-    let diff = |a: &[u8], b: &[u8]| -> u32 {
-        a.iter()
-            .zip(b)
-            .map(|(p, q)| u32::from(p.abs_diff(*q)))
-            .sum()
-    };
     let in_band = |b: usize| {
         // `b` is the position of the boundary between two pixels, in pixels from the lattice
         // origin; bands are within a quarter cell of a multiple of k.
@@ -751,25 +752,34 @@ fn lattice_quality(
             _ => runs.push((x, x + 1, b)),
         }
     }
+    // Sum and count of the pixel pairs (a[x], b[x]) for x in x0..x1, leaving out pairs that
+    // reach outside the photo (where there is a mask).
+    fn pairs(
+        masked: bool,
+        a: &[u8],
+        b: &[u8],
+        (x0, x1): (usize, usize),
+        inside: impl Fn(usize) -> bool,
+    ) -> (u32, u32) {
+        if !masked {
+            return (
+                byte_diff(&a[x0 * 3..x1 * 3], &b[x0 * 3..x1 * 3]),
+                (x1 - x0) as u32,
+            );
+        }
+        (x0..x1).filter(|&x| inside(x)).fold((0, 0), |(s, n), x| {
+            (
+                s + byte_diff(&a[x * 3..x * 3 + 3], &b[x * 3..x * 3 + 3]),
+                n + 1,
+            )
+        })
+    }
     for y in o..o + rows * k {
         let line = row(y);
         for &(x0, x1, in_b) in &runs {
-            let (sum, n) = match mask {
-                None => (
-                    diff(&line[x0 * 3..x1 * 3], &line[x0 * 3 + 3..x1 * 3 + 3]),
-                    (x1 - x0) as u32,
-                ),
-                Some(_) => {
-                    (x0..x1)
-                        .filter(|&x| ok(x, y) && ok(x + 1, y))
-                        .fold((0, 0), |(s, n), x| {
-                            (
-                                s + diff(&line[x * 3..x * 3 + 3], &line[x * 3 + 3..x * 3 + 6]),
-                                n + 1,
-                            )
-                        })
-                }
-            };
+            let (sum, n) = pairs(mask.is_some(), line, &line[3..], (x0, x1), |x| {
+                ok(x, y) && ok(x + 1, y)
+            });
             if in_b {
                 band += sum;
                 nb += n;
@@ -779,23 +789,10 @@ fn lattice_quality(
             }
         }
     }
-    let (x0, x1) = (o, o + cols * k);
     for y in o - 1..o + rows * k {
-        let (above, below) = (row(y), row(y + 1));
-        let (sum, n) = match mask {
-            None => (
-                diff(&above[x0 * 3..x1 * 3], &below[x0 * 3..x1 * 3]),
-                (x1 - x0) as u32,
-            ),
-            Some(_) => (x0..x1)
-                .filter(|&x| ok(x, y) && ok(x, y + 1))
-                .fold((0, 0), |(s, n), x| {
-                    (
-                        s + diff(&above[x * 3..x * 3 + 3], &below[x * 3..x * 3 + 3]),
-                        n + 1,
-                    )
-                }),
-        };
+        let (sum, n) = pairs(mask.is_some(), row(y), row(y + 1), (o, o + cols * k), |x| {
+            ok(x, y) && ok(x, y + 1)
+        });
         if band_at[y + 1 - o] {
             band += sum;
             nb += n;
@@ -809,7 +806,7 @@ fn lattice_quality(
     // Line support: an interior lattice line along which there is no step anywhere is what
     // a lattice at half the true pitch looks like (real grids have some such lines too, where
     // whole rows repeat, so this only tempers the score).
-    let step_at = |a: &[u8], b: &[u8]| diff(a, b) as f32;
+    let step_at = |a: &[u8], b: &[u8]| byte_diff(a, b) as f32;
     let mut lines = 0usize;
     let mut supported = 0usize;
     for j in 1..cols {
