@@ -22,6 +22,7 @@
 
 use image::{GrayImage, Luma};
 use imageproc::region_labelling::{connected_components, Connectivity};
+use tablejudge_rules::Srgb;
 
 use crate::colour::Lab;
 use crate::geom::{homography_4, rect};
@@ -90,6 +91,63 @@ struct Margin {
     rows: f32,
     cols: f32,
     samples: Vec<Sample>,
+    /// Each sample's 8-bit colour as `0xRRGGBB` ([`NOT_SEEN`] where none), for [`ColourMemo`].
+    colours: Vec<u32>,
+}
+
+/// [`Margin::colours`] of a sample that is inner or outside the photo.
+const NOT_SEEN: u32 = u32::MAX;
+
+/// A direct-mapped memo of a pure function of a sample's 8-bit colour (with a small tag in
+/// the key's top byte): a card's margin repeats its colours (a clipped white card is one
+/// colour throughout), and most samples share theirs with others, so most conversions and
+/// colour differences are looked up instead.
+struct ColourMemo<T> {
+    keys: Vec<u32>,
+    values: Vec<T>,
+}
+
+impl<T: Copy + Default> ColourMemo<T> {
+    const BITS: u32 = 12;
+
+    fn new() -> Self {
+        ColourMemo {
+            keys: vec![NOT_SEEN; 1 << Self::BITS],
+            values: vec![T::default(); 1 << Self::BITS],
+        }
+    }
+
+    /// `f()`, remembered under `key` (never [`NOT_SEEN`]).
+    fn get(&mut self, key: u32, f: impl FnOnce() -> T) -> T {
+        // Fibonacci hashing: neighbouring colours land in different slots.
+        let slot = (key.wrapping_mul(0x9E37_79B1) >> (32 - Self::BITS)) as usize;
+        if self.keys[slot] != key {
+            self.keys[slot] = key;
+            self.values[slot] = f();
+        }
+        self.values[slot]
+    }
+}
+
+/// `v.round()` (half away from zero, up to the sign of a zero) without the libm call that
+/// `round` is without SSE4.1: the number test rounds a lattice position for every sample.
+/// Exact for |v| < 2³¹.
+fn round(v: f32) -> f32 {
+    let t = v as i32 as f32;
+    // Exact: t is v's integer part.
+    let frac = v - t;
+    if frac >= 0.5 {
+        t + 1.0
+    } else if frac <= -0.5 {
+        t - 1.0
+    } else {
+        t
+    }
+}
+
+fn colour_key(c: Srgb) -> u32 {
+    let [r, g, b] = c.to_array();
+    u32::from(r) << 16 | u32::from(g) << 8 | u32::from(b)
 }
 
 impl Margin {
@@ -108,19 +166,31 @@ impl Margin {
         let width = ((c + 2.0 * m) * s).round() as usize;
         let height = ((r + 2.0 * m) * s).round() as usize;
         let inner = fw + GAP;
-        let samples = (0..height)
-            .flat_map(|y| (0..width).map(move |x| (x, y)))
-            .map(|(x, y)| {
+        let mut labs = ColourMemo::new();
+        let (mut samples, mut colours) = (
+            Vec::with_capacity(width * height),
+            Vec::with_capacity(width * height),
+        );
+        for y in 0..height {
+            for x in 0..width {
                 let u = -m + (x as f32 + 0.5) / s;
                 let v = -m + (y as f32 + 0.5) / s;
-                if u > -inner && u < c + inner && v > -inner && v < r + inner {
-                    return Sample::Inner;
-                }
-                apply_homography(&g, [u, v])
-                    .and_then(|p| look.srgb(p))
-                    .map_or(Sample::Unknown, |px| Sample::Seen(wb.apply_lab(px)))
-            })
-            .collect();
+                let (sample, colour) = if u > -inner && u < c + inner && v > -inner && v < r + inner
+                {
+                    (Sample::Inner, NOT_SEEN)
+                } else {
+                    match apply_homography(&g, [u, v]).and_then(|p| look.srgb(p)) {
+                        Some(px) => {
+                            let key = colour_key(px);
+                            (Sample::Seen(labs.get(key, || wb.apply_lab(px))), key)
+                        }
+                        None => (Sample::Unknown, NOT_SEEN),
+                    }
+                };
+                samples.push(sample);
+                colours.push(colour);
+            }
+        }
         Some(Margin {
             width,
             height,
@@ -129,6 +199,7 @@ impl Margin {
             rows: r,
             cols: c,
             samples,
+            colours,
         })
     }
 
@@ -145,8 +216,8 @@ impl Margin {
     /// The raster index nearest grid-plane point `p`.
     fn index(&self, p: [f32; 2]) -> Option<(usize, usize)> {
         let s = PER_CELL as f32;
-        let x = ((p[0] + self.m) * s - 0.5).round();
-        let y = ((p[1] + self.m) * s - 0.5).round();
+        let x = round((p[0] + self.m) * s - 0.5);
+        let y = round((p[1] + self.m) * s - 0.5);
         (x >= 0.0 && y >= 0.0 && (x as usize) < self.width && (y as usize) < self.height)
             .then_some((x as usize, y as usize))
     }
@@ -164,7 +235,7 @@ impl Margin {
     /// How many sample columns run along `side` (0 top, 1 right, 2 bottom, 3 left).
     fn columns(&self, side: usize) -> usize {
         let len = if side % 2 == 0 { self.cols } else { self.rows };
-        (len * PER_CELL as f32).round() as usize
+        round(len * PER_CELL as f32) as usize
     }
 
     /// The side's samples as `labs[column][depth]`, columns along the side (clockwise) and
@@ -246,7 +317,7 @@ impl Margin {
         (0..4).filter(|&s| out[s] > 0.0).all(|s| {
             let (column, depth) = self.lattice_on(p, s);
             let last = self.columns(s).saturating_sub(1) as f32;
-            depth < edges[s].at(column.round().clamp(0.0, last) as usize) - 1.5
+            depth < edges[s].at(round(column).clamp(0.0, last) as usize) - 1.5
         })
     }
 }
@@ -369,18 +440,26 @@ fn score_margin(m: &Margin) -> GlyphEvidence {
     // ΔE₀₀ of each seen sample to the body of the side(s) it lies beside.
     let mut mask = GrayImage::new(m.width as u32, m.height as u32);
     let mut ink = vec![false; m.samples.len()];
+    // Per side (the key's top byte) and colour: [within BODY_DE, within INK_DE] of its body.
+    let mut judged = ColourMemo::<[bool; 2]>::new();
     for y in 0..m.height {
         for x in 0..m.width {
             let Sample::Seen(lab) = m.at(x, y) else {
                 continue;
             };
+            let colour = m.colours[y * m.width + x];
             let out = m.outward(m.point(x as f32, y as f32));
             // Judged against the nearest body: body when any is within BODY_DE, ink when all
             // lie beyond INK_DE (a corner lies beyond two sides).
             let (mut beside, mut body, mut beyond_ink) = (false, false, true);
-            for b in (0..4).filter(|&s| out[s] > 0.0).filter_map(|s| bodies[s]) {
+            for (s, b) in (0..4)
+                .filter(|&s| out[s] > 0.0)
+                .filter_map(|s| bodies[s].map(|b| (s, b)))
+            {
                 beside = true;
-                let [near, not_ink] = b.within_each(lab, [BODY_DE, INK_DE]);
+                let [near, not_ink] = judged.get(colour | (s as u32) << 24, || {
+                    b.within_each(lab, [BODY_DE, INK_DE])
+                });
                 if near {
                     body = true;
                     break;
@@ -468,7 +547,7 @@ fn score_margin(m: &Margin) -> GlyphEvidence {
             );
             let (side, column, depth) = m.lattice(centre);
             let n = sides[side].len();
-            let column = column.round().clamp(0.0, n.saturating_sub(1) as f32) as usize;
+            let column = round(column).clamp(0.0, n.saturating_sub(1) as f32) as usize;
             g.on_card && depth < edges[side].at(column) - 1.0
         })
         .copied()
@@ -629,7 +708,7 @@ impl SideSteps {
     fn along(&self, line: Line, scratch: &mut Vec<f32>) -> f32 {
         scratch.clear();
         scratch.extend(self.steps.iter().enumerate().map(|(k, s)| {
-            let d = line.at(k).round().clamp(0.0, (DEPTHS - 2) as f32) as usize;
+            let d = round(line.at(k)).clamp(0.0, (DEPTHS - 2) as f32) as usize;
             s[d]
         }));
         let mean = scratch.iter().sum::<f32>() / scratch.len() as f32;
@@ -669,7 +748,7 @@ fn cut_edge(labs: &[[Option<Lab>; DEPTHS]], body: Lab) -> Option<Line> {
         let b = k as f32 * EDGE_SLOPE_STEP;
         for a in 2..DEPTHS {
             let line = Line { a: a as f32, b };
-            let depth_at = |col: usize| line.at(col).round();
+            let depth_at = |col: usize| round(line.at(col));
             let on: Vec<usize> = (0..n)
                 .filter(|&c| starts[c].is_some_and(|d| d as f32 == depth_at(c)))
                 .collect();
@@ -1163,5 +1242,34 @@ mod tests {
         let lines = card_edges(&sides);
         assert_eq!(lines[2], Line { a: 3.0, b: 0.0 }, "{lines:?}");
         assert_eq!(lines[3], Line::BEYOND);
+    }
+
+    proptest::proptest! {
+        /// The libm-free rounding agrees with `f32::round`, halves and negatives included.
+        #[test]
+        fn round_agrees_with_f32_round(v in -1.0e6f32..1.0e6, half in proptest::bool::ANY) {
+            let v = if half { v.trunc() + 0.5f32.copysign(v) } else { v };
+            proptest::prop_assert_eq!(round(v), v.round());
+        }
+    }
+
+    #[test]
+    fn the_colour_memo_remembers_per_key() {
+        let mut memo = ColourMemo::<u32>::new();
+        let mut calls = 0;
+        for key in [
+            0x00ff_ffff,
+            0x0012_3456,
+            0x00ff_ffff,
+            0x0300_ffff,
+            0x00ff_ffff,
+        ] {
+            let v = memo.get(key, || {
+                calls += 1;
+                key ^ 0x55
+            });
+            assert_eq!(v, key ^ 0x55);
+        }
+        assert_eq!(calls, 3);
     }
 }
