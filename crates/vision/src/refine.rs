@@ -79,13 +79,23 @@ impl<'a> Lookup<'a> {
         // Both are at least 0, so truncation is the floor (and no call into libm, which
         // `floor` is without SSE4.1; this is the hot loop of the number test).
         let (x0, y0) = (x as u32, y as u32);
-        let (x1, y1) = ((x0 + 1).min(w - 1), (y0 + 1).min(h - 1));
         let (fx, fy) = (x - x0 as f32, y - y0 as f32);
         let raw = self.image.as_raw();
-        let px = |x: u32, y: u32, c: usize| f32::from(raw[((y * w + x) * 3) as usize + c]);
-        Some([0, 1, 2].map(|c| {
-            let top = px(x0, y0, c) * (1.0 - fx) + px(x1, y0, c) * fx;
-            let bot = px(x0, y1, c) * (1.0 - fx) + px(x1, y1, c) * fx;
+        let row = w as usize * 3;
+        let at = y0 as usize * row + x0 as usize * 3;
+        // The right and lower neighbours; on the last column or row, the pixel itself.
+        let right = if x0 + 1 < w { 3 } else { 0 };
+        let below = if y0 + 1 < h { row } else { 0 };
+        // One bounds check per pixel, not per channel: this runs for every margin sample.
+        let px = |i: usize| -> [f32; 3] {
+            let s = &raw[i..i + 3];
+            [f32::from(s[0]), f32::from(s[1]), f32::from(s[2])]
+        };
+        let (p00, p10) = (px(at), px(at + right));
+        let (p01, p11) = (px(at + below), px(at + below + right));
+        Some(std::array::from_fn(|c| {
+            let top = p00[c] * (1.0 - fx) + p10[c] * fx;
+            let bot = p01[c] * (1.0 - fx) + p11[c] * fx;
             top * (1.0 - fy) + bot * fy
         }))
     }
