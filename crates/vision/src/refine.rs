@@ -374,6 +374,9 @@ mod tests {
         assert_eq!(look.rgb([0.5, 0.5]), Some([55.0, 0.0, 255.0]));
         assert_eq!(look.srgb([0.25, 0.0]), Some(Srgb::new(25, 0, 255)));
         assert_eq!(look.rgb([1.0, 1.0]), Some([110.0, 0.0, 255.0]));
+        // On the last row and column, between the pixels along it.
+        assert_eq!(look.rgb([0.5, 1.0]), Some([60.0, 0.0, 255.0]));
+        assert_eq!(look.rgb([1.0, 0.5]), Some([105.0, 0.0, 255.0]));
         assert_eq!(look.rgb([1.01, 0.0]), None);
         assert_eq!(look.rgb([-0.01, 0.0]), None);
     }
