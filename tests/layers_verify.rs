@@ -269,6 +269,16 @@ fn bundled_photos_are_never_judged_wrong() {
             "layers/reference.json",
             vec!["--mission", "5-07"],
         ),
+        // Regression: a mission card alone (its stack out of the picture) on a cloth a little
+        // lighter than its dark stock: its light frame, blurred onto the card, made a step
+        // all along the side that was taken for the card's edge, the number past it for the
+        // table, and the mission card for the stack, a false match (eval layers, parlour set,
+        // seed 2026, scene 551, cut losslessly to the mission card).
+        (
+            "regression-mission-number-past-a-blurred-rim",
+            "layers/parlour.json",
+            vec!["--mission", "4-07"],
+        ),
         // The same stack photographed again stands in for a photo of its mission card.
         (
             "parlour-2-03",

@@ -420,13 +420,8 @@ const PATTERN_DE: f32 = 15.0;
 fn score_margin(m: &Margin) -> GlyphEvidence {
     let sides: [Vec<[Option<Lab>; DEPTHS]>; 4] = std::array::from_fn(|s| m.side(s));
     let bodies = m.bodies();
-    let steps: [Option<SideSteps>; 4] = std::array::from_fn(|s| {
-        bodies[s].and_then(|body| {
-            SideSteps::new(&sides[s], &|x: &Option<Lab>| {
-                x.is_some_and(|x| x.within(body, BODY_DE))
-            })
-        })
-    });
+    let steps: [Option<SideSteps>; 4] =
+        std::array::from_fn(|s| bodies[s].and_then(|body| SideSteps::new(&sides[s], body)));
     let mut edges = card_edges(&steps);
     // Where a white card lies on a white cloth, its edge shows only where it cuts the cloth's
     // motifs.
@@ -669,35 +664,47 @@ impl Line {
 
 /// The colour changes across one side of the margin, for the card-edge fit.
 struct SideSteps {
-    /// `steps[col][d]`: the change between depth d and d + 1 leaving body (the step onto the
-    /// card from the frame is not its edge).
+    /// `steps[col][d]`: the change between depth d and d + 1 leaving body, 0 where d + 1 is
+    /// no farther from the body's colour than d (the step onto the card from the frame, or
+    /// from the frame's blurred rim, is not its edge).
     steps: Vec<[f32; DEPTHS - 1]>,
     /// The side's typical (median) step.
     typical: f32,
 }
 
 impl SideSteps {
-    fn new(labs: &[[Option<Lab>; DEPTHS]], is_body: &dyn Fn(&Option<Lab>) -> bool) -> Option<Self> {
+    fn new(labs: &[[Option<Lab>; DEPTHS]], body: Lab) -> Option<Self> {
         if labs.len() < 2 {
             return None;
         }
-        let changes: Vec<[Option<f32>; DEPTHS - 1]> = labs
+        // Per column and step: the change, and whether it leads away from the body's colour.
+        let changes: Vec<[Option<(f32, bool)>; DEPTHS - 1]> = labs
             .iter()
             .map(|col| {
-                std::array::from_fn(|d| match (col[d], col[d + 1]) {
-                    (Some(x), Some(y)) if is_body(&col[d]) => Some(x.delta_e(y)),
-                    _ => None,
+                let from_body = col.map(|x| x.map(|x| x.delta_e(body)));
+                std::array::from_fn(|d| {
+                    match (col[d], col[d + 1], from_body[d], from_body[d + 1]) {
+                        (Some(x), Some(y), Some(here), Some(next)) if here <= BODY_DE => {
+                            Some((x.delta_e(y), next > here))
+                        }
+                        _ => None,
+                    }
                 })
             })
             .collect();
         // The typical step of the body itself: samples outside the picture or past the body
         // are no measure of its grain (a clipped card has none: see `clear`).
-        let mut all: Vec<f32> = changes.iter().flatten().flatten().copied().collect();
+        let mut all: Vec<f32> = changes.iter().flatten().flatten().map(|c| c.0).collect();
         all.sort_by(f32::total_cmp);
         let typical = all.get(all.len() / 2).copied().unwrap_or(0.0);
         let steps = changes
             .iter()
-            .map(|col| col.map(|c| c.unwrap_or(0.0)))
+            .map(|col| {
+                col.map(|c| {
+                    c.filter(|&(_, away)| away)
+                        .map_or(0.0, |(change, _)| change)
+                })
+            })
             .collect();
         Some(SideSteps { steps, typical })
     }
@@ -1212,6 +1219,29 @@ mod tests {
             })
             .collect();
         SideSteps { steps, typical }
+    }
+
+    #[test]
+    fn a_step_back_to_the_card_colour_is_no_card_edge() {
+        // Each column outward: a light frame's blurred rim (lighter than the card, yet within
+        // BODY_DE of it), the card, then a cloth a little different from the card.
+        let (rim, card, cloth) = (
+            Lab::new(45.0, -14.0, -2.0),
+            Lab::new(33.0, -12.0, -3.0),
+            Lab::new(38.0, -16.0, 4.0),
+        );
+        assert!(rim.within(card, BODY_DE) && rim.delta_e(card) > card.delta_e(cloth));
+        let column: [Option<Lab>; DEPTHS] = std::array::from_fn(|d| {
+            Some(match d {
+                0 => rim,
+                1..=7 => card,
+                _ => cloth,
+            })
+        });
+        let labs = vec![column; 40];
+        let lines = card_edges(&[(); 4].map(|_| SideSteps::new(&labs, card)));
+        // The card ends past its last sample (depth 7), not past the rim.
+        assert_eq!(lines, [Line { a: 8.0, b: 0.0 }; 4]);
     }
 
     #[test]
