@@ -608,7 +608,9 @@ fn hidden_card(m: &Margin, edges: &[Line; 4]) -> bool {
 const MAX_HIDDEN: f32 = 0.1;
 
 /// Groups islands whose bounding boxes lie within `gap` samples of each other (the strokes of
-/// one number), each group as one island spanning its members.
+/// one number), each group as one island spanning its members. Islands touching the frame
+/// (a side wall, a shadow, a light frame's blurred rim) and islands clear of it are never
+/// grouped: a number printed near the frame is not made part of the strip along it.
 fn merge(islands: &[Island], gap: usize) -> Vec<Island> {
     let mut groups: Vec<Island> = Vec::new();
     for &i in islands {
@@ -616,7 +618,8 @@ fn merge(islands: &[Island], gap: usize) -> Vec<Island> {
         // Absorb every group this one touches, until none is left to absorb.
         loop {
             let near = groups.iter().position(|o| {
-                (0..2).all(|a| g.min[a] <= o.max[a] + gap && o.min[a] <= g.max[a] + gap)
+                o.at_frame == g.at_frame
+                    && (0..2).all(|a| g.min[a] <= o.max[a] + gap && o.min[a] <= g.max[a] + gap)
             });
             let Some(k) = near else { break };
             g = g.join(&groups.swap_remove(k));
@@ -950,6 +953,32 @@ mod tests {
         number_one(&mut img);
         let e = score(&img);
         assert_eq!((e.score, e.islands), (1.0, 1), "{e:?}");
+    }
+
+    #[test]
+    fn a_number_near_a_light_frames_rim_is_still_a_number() {
+        // A dark card, its light frame blurred onto it in a thin light strip all round, and a
+        // light "1" a fifth of a cell past the strip: the strip hugs the frame (no number),
+        // and the numeral near it is not made part of it.
+        let (card, light) = (Rgb([31, 61, 84]), Rgb([235, 232, 225]));
+        let mut img = RgbImage::from_pixel(600, 600, TABLE);
+        let (near, far) = (-FW - 1.2, 4.0 + FW + 1.2);
+        block(&mut img, near, near, far, far, card);
+        let rim = Rgb([150, 160, 170]);
+        block(
+            &mut img,
+            -FW - 0.1,
+            -FW - 0.1,
+            4.0 + FW + 0.1,
+            4.0 + FW + 0.1,
+            rim,
+        );
+        block(&mut img, -FW, -FW, 4.0 + FW, 4.0 + FW, Rgb([240, 235, 220]));
+        block(&mut img, 0.0, 0.0, 4.0, 4.0, Rgb([214, 40, 57]));
+        block(&mut img, 4.0 + FW + 0.3, 1.6, 4.0 + FW + 0.45, 2.4, light);
+        block(&mut img, 4.0 + FW + 0.25, 2.3, 4.0 + FW + 0.6, 2.4, light);
+        let e = score(&img);
+        assert_eq!(e.score, 1.0, "{e:?}");
     }
 
     #[test]
