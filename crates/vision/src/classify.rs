@@ -260,18 +260,42 @@ pub(crate) fn rival_under_veil(
     printed: &[(Key, LinRgb)],
     label: Key,
     washed: bool,
+    tints: &[[f32; 3]],
 ) -> bool {
     let Some(&(_, own)) = printed.iter().find(|(k, _)| *k == label) else {
         return false;
     };
-    let own = under_veil_min(measured, own, f32::INFINITY);
+    let own = under_veil_min(measured, own, f32::INFINITY, tints);
     // Washed out, the cell shows almost nothing of what lies beneath: a colour that fits
     // about as well under the veil is rival enough.
     let margin = if washed { -VEIL_TIE } else { VEIL_MARGIN };
     let beat = own - margin;
     printed
         .iter()
-        .any(|&(k, p)| k != label && under_veil_min(measured, p, beat) < beat)
+        .any(|&(k, p)| k != label && under_veil_min(measured, p, beat, tints) < beat)
+}
+
+/// Reads a cell that lies mostly under a veil of the given colours (`tints`, measured from
+/// its pixels): every printed colour's distance is the one under the veil that fits it best,
+/// and the confidence is the posterior over those distances under `params`, as
+/// [`Classifier::classify_clipped`] computes it for bare distances (no veil is the case of
+/// a veil of nothing). `None` without printed colours.
+pub(crate) fn classify_under_veil(
+    measured: &Measured,
+    printed: &[(Key, LinRgb)],
+    tints: &[[f32; 3]],
+    params: ClassifierParams,
+) -> Option<(Key, f32)> {
+    let d: Vec<(Key, f32)> = printed
+        .iter()
+        .map(|&(k, p)| (k, under_veil_min(measured, p, f32::INFINITY, tints)))
+        .collect();
+    let &(best, d_best) = d.iter().min_by(|a, b| a.1.total_cmp(&b.1))?;
+    let two_s2 = 2.0 * params.sigma * params.sigma;
+    let rel = |x: f32| (-(x * x - d_best * d_best) / two_s2).exp();
+    let total =
+        d.iter().map(|&(_, x)| rel(x)).sum::<f32>() + rel(params.outlier_sigmas * params.sigma);
+    Some((best, (1.0 / total).clamp(0.0, 1.0)))
 }
 
 /// The colour other than `label` that, under a glare veil, explains the measured cell best,
@@ -281,14 +305,15 @@ pub(crate) fn best_under_veil(
     measured: &Measured,
     printed: &[(Key, LinRgb)],
     label: Key,
+    tints: &[[f32; 3]],
 ) -> Option<Key> {
     let &(_, own) = printed.iter().find(|(k, _)| *k == label)?;
-    let beat = under_veil_min(measured, own, f32::INFINITY) - VEIL_MARGIN;
+    let beat = under_veil_min(measured, own, f32::INFINITY, tints) - VEIL_MARGIN;
     printed
         .iter()
         .filter(|&&(k, _)| k != label)
         .fold((None, beat), |(best, cap), &(k, p)| {
-            let d = under_veil_min(measured, p, cap);
+            let d = under_veil_min(measured, p, cap, tints);
             if d < cap {
                 (Some(k), d)
             } else {
@@ -305,18 +330,34 @@ const VEIL_TIE: f32 = 1.0;
 /// ΔE₀₀ from `measured` to `printed` (white-balanced linear) under the neutral veil that
 /// fits best, from none up to the measurement's smallest channel (see
 /// [`rival_under_veil`]).
-pub(crate) fn under_veil_delta_e(measured: &Measured, printed: LinRgb) -> f32 {
-    under_veil_min(measured, printed, f32::INFINITY)
+pub(crate) fn under_veil_delta_e(measured: &Measured, printed: LinRgb, tints: &[[f32; 3]]) -> f32 {
+    under_veil_min(measured, printed, f32::INFINITY, tints)
 }
+
+/// The veil colours to try for a cell (per-channel gains, green 1): around the `tilt` its
+/// pixels show (see [`crate::sample::VeilLight::tilt`]), give or take [`TILT_TOLERANCE`], or
+/// every one of [`VEIL_TINTS`] when they show none.
+pub(crate) fn veil_tints(tilt: Option<f32>) -> Vec<[f32; 3]> {
+    let gains = |t: f32| [(-t).exp(), 1.0, t.exp()];
+    match tilt {
+        Some(t) => [t - TILT_TOLERANCE, t, t + TILT_TOLERANCE]
+            .map(gains)
+            .to_vec(),
+        None => VEIL_TINTS.map(gains).to_vec(),
+    }
+}
+
+/// How far a veil's true tilt may lie from the one measured from a cell's pixels: the
+/// veiled pixels' median carries the noise and JPEG error of a few levels.
+const TILT_TOLERANCE: f32 = 0.1;
 
 /// [`under_veil_delta_e`], or `cap` when no veil brings it below `cap`. Veils whose lightness
 /// alone keeps them at `cap` or beyond (or beyond the best so far) are not converted to Lab.
-fn under_veil_min(measured: &Measured, printed: LinRgb, cap: f32) -> f32 {
+fn under_veil_min(measured: &Measured, printed: LinRgb, cap: f32, tints: &[[f32; 3]]) -> f32 {
     let seen = measured.corrected().to_array();
-    VEIL_TINTS
+    tints
         .iter()
-        .flat_map(|&t| {
-            let tint = [(-t).exp(), 1.0, t.exp()];
+        .flat_map(|&tint| {
             let most = (0..3)
                 .map(|c| seen[c] / tint[c])
                 .fold(f32::INFINITY, f32::min)
@@ -600,6 +641,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_darker_colour_beneath_a_veil_is_a_rival() {
+        let any = veil_tints(None);
         let printed = printed_of(&[
             ('b', "#2160b7"),
             ('c', "#8dbcdf"),
@@ -615,7 +657,7 @@ pub(crate) mod tests {
             ))
         };
         let plain = |h: &str| seen(LinRgb::from_srgb(hex(h)));
-        let rival = |m: &Measured, k: char| rival_under_veil(m, &printed, key(k), false);
+        let rival = |m: &Measured, k: char| rival_under_veil(m, &printed, key(k), false, &any);
         // A blue under a veil reads nearest sky blue, but is blue beneath it.
         assert!(rival(&veiled("#2160b7", 0.25), 'c'));
         // Sky blue itself, with or without a light veil, has no darker rival.
@@ -630,7 +672,7 @@ pub(crate) mod tests {
         assert!(rival(&clipped, 's'));
         assert!(!rival(&plain("#e18264"), 's'));
         // The rival that fits best is the likelier reading; none where there is no rival.
-        let best = |m: &Measured, k: char| best_under_veil(m, &printed, key(k));
+        let best = |m: &Measured, k: char| best_under_veil(m, &printed, key(k), &any);
         assert_eq!(best(&veiled("#2160b7", 0.25), 'c'), Some(key('b')));
         assert_eq!(best(&veiled("#9327b0", 0.3), 'p'), Some(key('v')));
         assert_eq!(best(&clipped, 's'), Some(key('r')));
@@ -639,7 +681,57 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_veil_of_measured_colour_tells_which_colour_lies_beneath() {
+        // The reference set's stack colours and card.
+        let printed = printed_of(&[
+            ('w', "#f2efe6"),
+            ('b', "#2160b7"),
+            ('c', "#8dbcdf"),
+            ('f', "#257627"),
+            ('g', "#38d453"),
+            ('o', "#695621"),
+            ('p', "#e084df"),
+            ('r', "#b51e2d"),
+            ('s', "#e18264"),
+            ('v', "#9327b0"),
+            ('y', "#d2ad34"),
+        ]);
+        let params = ClassifierParams {
+            sigma: 4.0,
+            outlier_sigmas: 4.5,
+        };
+        let neutral = veil_tints(Some(0.0));
+        let under = |h: &str, v: f32, tint: [f32; 3]| {
+            let p = LinRgb::from_srgb(hex(h)).to_array();
+            let c = LinRgb::from_array(std::array::from_fn(|i| p[i] + v * tint[i]));
+            Measured::new(c, Clipped::of(c))
+        };
+        // Forest green under a neutral veil a third of white: far from every printed colour as
+        // seen, but forest green beneath a neutral veil, and nothing else is.
+        let green = under("#257627", 0.3, [1.0; 3]);
+        let (k, sure) = classify_under_veil(&green, &printed, &neutral, params).unwrap();
+        assert_eq!(k, key('f'));
+        assert!(sure > 0.998, "{sure}");
+        // A cool lamp's bluish veil over blue: blue beneath the veil the pixels show.
+        let bluish = [0.8, 1.0, 1.25];
+        let blue = under("#2160b7", 0.3, bluish);
+        let measured = veil_tints(Some(1.25f32.ln()));
+        let (k, _) = classify_under_veil(&blue, &printed, &measured, params).unwrap();
+        assert_eq!(k, key('b'));
+        // Washed almost white, many colours fit beneath: never sure.
+        let washed = under("#9327b0", 0.9, [1.0; 3]);
+        let (_, sure) = classify_under_veil(&washed, &printed, &neutral, params).unwrap();
+        assert!(sure < 0.9, "{sure}");
+        // A colour seen as printed (no veil) reads as itself.
+        let plain = under("#2160b7", 0.0, [1.0; 3]);
+        let (k, sure) = classify_under_veil(&plain, &printed, &neutral, params).unwrap();
+        assert_eq!(k, key('b'));
+        assert!(sure > 0.99, "{sure}");
+    }
+
+    #[test]
     fn a_veil_may_be_tinted_and_a_washed_out_cell_hides_its_colour() {
+        let any = veil_tints(None);
         let printed = printed_of(&[
             ('b', "#2160b7"),
             ('c', "#8dbcdf"),
@@ -662,24 +754,26 @@ pub(crate) mod tests {
             &under("#2160b7", 0.3),
             &printed,
             key('c'),
-            false
+            false,
+            &any
         ));
         // Red under that veil is red beneath it, which no neutral veil could explain.
         let beneath = LinRgb::from_array(lin("#b51e2d"));
-        assert!(under_veil_delta_e(&under("#b51e2d", 0.4), beneath) < 1.0);
+        assert!(under_veil_delta_e(&under("#b51e2d", 0.4), beneath, &any) < 1.0);
         // Red washed out by glare (every channel clipped) reads as the card; a colour that
         // fits as well beneath the veil makes it doubtful, but only when it is washed out
         // past the card around it.
         let red = lin("#b51e2d");
         let washed = seen(red.map(|c| (c + 0.9).min(1.0)));
-        assert!(rival_under_veil(&washed, &printed, key('w'), true));
-        assert!(!rival_under_veil(&washed, &printed, key('w'), false));
+        assert!(rival_under_veil(&washed, &printed, key('w'), true, &any));
+        assert!(!rival_under_veil(&washed, &printed, key('w'), false, &any));
         // The card itself, plainly seen, has no rival.
         assert!(!rival_under_veil(
             &seen(lin("#f2efe6")),
             &printed,
             key('w'),
-            true
+            true,
+            &any
         ));
     }
 }

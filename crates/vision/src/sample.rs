@@ -74,6 +74,46 @@ pub struct CellSample {
     /// colour shows that colour at its edge (then `None`); a bright surface, such as an
     /// over-exposed hole, shows only more of itself.
     pub fringe: Option<Srgb>,
+    /// The light a glare veil adds to this cell, as its pixels show it: the veiled pixels'
+    /// median less the kept ones', in the camera's linear channels (`None` without a veil).
+    /// Its colour is the lamp's, which need not be the light the white balance corrects for.
+    pub veil_light: Option<VeilLight>,
+}
+
+/// Light added by a glare veil (see [`CellSample::veil_light`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VeilLight {
+    /// Per channel, linear; a compressed channel's is a lower bound.
+    pub added: LinRgb,
+    /// The channels in which the veiled pixels reach the camera's highlight roll-off, where
+    /// added light no longer adds linearly (from [`VeilLight::ROLL_OFF`]).
+    pub compressed: Clipped,
+}
+
+impl VeilLight {
+    /// Least added light, linear, in the channel that adds most, for the colour to count.
+    const MEASURABLE: f32 = 0.02;
+    /// Linear level (sRGB 203) from which a camera's tone curve may compress highlights.
+    pub const ROLL_OFF: f32 = 0.6;
+
+    /// The veil's blue/red tilt after the white balance `gains`, as `ln(b/g)` (or `−ln(r/g)`;
+    /// their mean when both are measured): the tint [`crate::classify`] models veils with.
+    /// `None` when the green channel or both others are compressed, or the veil is too faint
+    /// to tell.
+    pub fn tilt(&self, gains: [f32; 3]) -> Option<f32> {
+        let a = self.added.to_array();
+        let v: [f32; 3] = std::array::from_fn(|c| a[c] * gains[c]);
+        let clipped = self.compressed.0;
+        if clipped[1] || v[1] < Self::MEASURABLE || v.iter().any(|&x| x <= 0.0) {
+            return None;
+        }
+        let from_blue = (!clipped[2]).then(|| (v[2] / v[1]).ln());
+        let from_red = (!clipped[0]).then(|| -(v[0] / v[1]).ln());
+        match (from_blue, from_red) {
+            (Some(b), Some(r)) => Some((b + r) / 2.0),
+            (one, other) => one.or(other),
+        }
+    }
 }
 
 /// Samples every cell of a rectified image split into `rows × cols` equal cells.
@@ -112,7 +152,7 @@ pub fn sample_cells(
 
 /// A cell with more than this fraction of its usable pixels under a glare veil may be a
 /// darker colour beneath it ([`CellSample::veiled`]).
-const MOSTLY_VEILED: f32 = 0.5;
+pub(crate) const MOSTLY_VEILED: f32 = 0.5;
 
 /// The cells that may lie under a glare veil: mostly veiled, or beside a cell that is (or
 /// that glare clips). A highlight larger than a cell veils it evenly, leaving nothing within
@@ -175,6 +215,7 @@ fn sample_region(
             veiled: 0.0,
             other: None,
             fringe,
+            veil_light: None,
         };
     }
     let n = usable.len();
@@ -183,7 +224,15 @@ fn sample_region(
     let other = (left_out.len() > kept.len())
         .then(|| two_surfaces(&kept, &left_out))
         .flatten();
-    let veiled = if added_light(srgb, &left_out) {
+    let veil_light = added_light(srgb, &left_out).then(|| {
+        let extra = LinRgb::from_srgb(per_channel_median(&left_out));
+        let base = LinRgb::from_srgb(srgb).to_array();
+        VeilLight {
+            added: LinRgb::from_array(std::array::from_fn(|c| extra.to_array()[c] - base[c])),
+            compressed: Clipped(extra.to_array().map(|v| v >= VeilLight::ROLL_OFF)),
+        }
+    });
+    let veiled = if veil_light.is_some() {
         left_out.len() as f32 / n as f32
     } else {
         0.0
@@ -198,6 +247,7 @@ fn sample_region(
         veiled,
         other,
         fringe: None,
+        veil_light,
     }
 }
 
@@ -462,6 +512,36 @@ mod tests {
     }
 
     #[test]
+    fn the_colour_of_a_veil_is_measured_from_the_cells_pixels() {
+        // A highlight of a cool lamp (blue 1.25, red 0.8 of green) over a dull red.
+        let red = LinRgb::from_srgb(Srgb::new(150, 40, 50)).to_array();
+        let lamp = [0.8, 1.0, 1.25];
+        let img = RgbImage::from_fn(40, 40, |x, y| {
+            let (u, v) = (x as f32 / 39.0, y as f32 / 39.0);
+            let w = 0.5 * (-((u - 0.5).powi(2) + (v - 0.5).powi(2)) / 0.03).exp();
+            let c = LinRgb::from_array(std::array::from_fn(|i| red[i] + w * lamp[i])).to_srgb();
+            Rgb(c.to_array())
+        });
+        let got = sample_cells(&img, 1, 1, &SampleParams::default()).unwrap()[Pos::new(0, 0)];
+        let light = got.veil_light.expect("a veil");
+        let tilt = light.tilt([1.0; 3]).expect("a measurable veil");
+        assert!((tilt - 1.25f32.ln()).abs() < 0.1, "{tilt} from {light:?}");
+        // After a white balance that makes that lamp neutral, the veil is neutral.
+        let balanced = light.tilt([1.25, 1.0, 0.8]).expect("a measurable veil");
+        assert!(balanced.abs() < 0.1, "{balanced}");
+        // A plain cell shows no veil; a veil that
+        // compresses green shows no measurable colour.
+        let plain = lit_cell([150, 40, 50], |_, _| 1.0, |_, _| 0.0);
+        let got = sample_cells(&plain, 1, 1, &SampleParams::default()).unwrap()[Pos::new(0, 0)];
+        assert_eq!(got.veil_light, None);
+        let clipped = VeilLight {
+            added: LinRgb::new(0.3, 0.5, 0.4),
+            compressed: Clipped([false, true, false]),
+        };
+        assert_eq!(clipped.tilt([1.0; 3]), None);
+    }
+
+    #[test]
     fn a_sliver_of_another_surface_is_told_from_a_veil() {
         // A lavender cell whose layer is shifted: along its left edge a sliver of the navy
         // card below shows, a seventh of the sampled region, its edge blurred over a few
@@ -499,6 +579,7 @@ mod tests {
             veiled: 0.0,
             other: None,
             fringe: None,
+            veil_light: None,
         };
         let mut samples = Grid::filled(4, 4, clear);
         samples[Pos::new(1, 1)].veiled = 0.7;

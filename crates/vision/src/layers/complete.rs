@@ -16,7 +16,7 @@ use tablejudge_rules::layers::Solver;
 use tablejudge_rules::{Grid, Key, Pos, Srgb};
 
 use super::judge::JudgeOptions;
-use crate::classify::{under_veil_delta_e, Reading};
+use crate::classify::{under_veil_delta_e, veil_tints, Reading};
 use crate::colour::{Clipped, Lab, LinRgb, Measured};
 use crate::sample::{may_be_veiled, CellSample};
 
@@ -156,7 +156,7 @@ fn weights(
             // Under a veil, a darker colour beneath it is as near as the veil that fits it
             // makes it.
             let d = if veiled {
-                under_veil_delta_e(&measured, lin)
+                under_veil_delta_e(&measured, lin, &veil_tints(None))
             } else {
                 measured.delta_e(lin, Lab::from_srgb(printed))
             };
@@ -236,6 +236,7 @@ mod tests {
             veiled: 0.0,
             other: None,
             fringe: None,
+            veil_light: None,
         });
         samples[p].coverage = coverage;
         (cells, samples)

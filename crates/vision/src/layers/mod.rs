@@ -34,7 +34,8 @@ use thiserror::Error;
 
 use crate::camera::Camera;
 use crate::classify::{
-    best_under_veil, rival_under_veil, under_veil_delta_e, Classifier, ClassifierParams, Reading,
+    best_under_veil, classify_under_veil, rival_under_veil, under_veil_delta_e, veil_tints,
+    Classifier, ClassifierParams, Reading,
 };
 use crate::colour::{Clipped, Lab, LinRgb, Measured};
 use crate::error::VisionError;
@@ -43,7 +44,7 @@ use crate::locate::{upright, Candidate, LocateParams, Locator};
 use crate::read::{glare_factor, look_upright, match_order, sample_grid, ReadOptions};
 use crate::rectify::{apply_homography, Quad};
 use crate::refine::{refine, Lookup, RefineParams};
-use crate::sample::{may_be_veiled, CellSample, SampleParams};
+use crate::sample::{may_be_veiled, CellSample, SampleParams, MOSTLY_VEILED};
 use crate::white_balance::WhiteBalance;
 
 pub use judge::{judge, judge_against_photo, Doubt, DoubtfulCell, JudgeOptions, Judgement};
@@ -498,6 +499,7 @@ impl LayersReader {
                             veiled: 0.0,
                             other: None,
                             fringe: None,
+                            veil_light: None,
                         },
                     ),
                     balance: WhiteBalance::IDENTITY,
@@ -684,6 +686,10 @@ impl LayersReader {
             .filter_map(|&k| self.printed(k).map(|c| (k, LinRgb::from_srgb(c))))
             .collect();
         let veil = may_be_veiled(samples);
+        // The veil's tilt after the balance, where a cell's pixels show it (the lamp's colour
+        // need not be the light the balance corrected for); any tilt where they do not.
+        let tilts = samples.map(|s| s.veil_light.and_then(|v| v.tilt(balance.gains)));
+        let any_tint = veil_tints(None);
         let card = card_lit.map(LinRgb::from_srgb);
         let card_lin = card.map_or([f32::INFINITY; 3], |c| c.to_array());
         let card_srgb = card_lit.map_or([u8::MAX; 3], |c| c.to_array());
@@ -715,17 +721,39 @@ impl LayersReader {
                 (false, true) => false,
             };
             let washed = clipped.0.iter().filter(|&&c| c).count() >= 2 && (0..3).any(brighter);
-            // Under a veil a darker colour may lie beneath; where one explains a coloured
-            // cell clearly better than its label, it is the likelier reading. (Not so for
-            // the card: the lightest surface, any darker colour under a veil of the right
-            // tint mimics it.)
+            let measured = Measured::new(balance.apply_linear(raw), clipped);
             let mut label = r.label;
             if let (true, Some(l)) = (veil[p], r.label) {
-                let measured = Measured::new(balance.apply_linear(raw), clipped);
-                if rival_under_veil(&measured, &printed, l, washed) {
+                // Under a veil a darker colour may lie beneath; where one explains a coloured
+                // cell clearly better than its label, it is the likelier reading. (Not so for
+                // the card: the lightest surface, any darker colour under a veil of the right
+                // tint mimics it.)
+                if rival_under_veil(&measured, &printed, l, washed, &any_tint) {
                     confidence = confidence.min(0.5);
                     if l != self.set.card() {
-                        label = best_under_veil(&measured, &printed, l).or(label);
+                        label = best_under_veil(&measured, &printed, l, &any_tint).or(label);
+                    }
+                }
+            }
+            // Mostly veiled, and its least veiled pixels fit no printed colour plainly: they
+            // carry some of the veil too. Where the pixels show the veil's colour, read the
+            // colour that such a veil explains, as surely as the distances under it allow.
+            // (A plain fit stays: a veil that moves a darker colour exactly onto another
+            // printed one is a coincidence the rival test above looks for. Clipped channels
+            // hide how much veil there is.)
+            let rescue = 1.0 - JudgeOptions::default().max_cell_error;
+            let own_tilt = tilts[p].filter(|_| s.veiled > MOSTLY_VEILED && !clipped.any());
+            if let (Some(tilt), true) = (own_tilt, confidence < rescue) {
+                if let Some((k, c)) = classify_under_veil(
+                    &measured,
+                    &printed,
+                    &veil_tints(Some(tilt)),
+                    classifier.params(),
+                ) {
+                    let c = c * glare_factor(coverage.clamp(0.0, 1.0));
+                    if c > confidence {
+                        label = Some(k);
+                        confidence = c;
                     }
                 }
             }
@@ -1183,6 +1211,7 @@ fn card_columns(
     };
     const REACH: f32 = 1.0;
     const PER_CELL: usize = 4;
+    let any_veil = veil_tints(None);
     let (r, c) = (rows as f32, cols as f32);
     let Some(g) = homography_4(&rect(0.0, 0.0, c, r), ideal) else {
         return 0.0;
@@ -1216,7 +1245,7 @@ fn card_columns(
                 .filter(|first| {
                     first
                         .iter()
-                        .any(|m| under_veil_delta_e(m, card.0) <= within)
+                        .any(|m| under_veil_delta_e(m, card.0, &any_veil) <= within)
                 })
                 .count()
         } else {

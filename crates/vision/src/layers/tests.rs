@@ -380,6 +380,7 @@ fn sample(srgb: Srgb, coverage: f32, veiled: f32) -> CellSample {
         veiled,
         other: None,
         fringe: None,
+        veil_light: None,
     }
 }
 
@@ -429,6 +430,7 @@ fn a_cell_showing_two_surfaces_of_different_colours_is_doubtful() {
         veiled: 0.0,
         other: None,
         fringe: None,
+        veil_light: None,
     };
     let mut samples = Grid::filled(5, 5, plain);
     let p = Pos::new(4, 2);
@@ -688,4 +690,45 @@ fn a_clipped_ivory_frame_leaves_the_gain_to_the_fallback_within_its_bounds() {
     let frame = (Srgb::new(52, 52, 60), Srgb::new(0x2b, 0x2b, 0x30));
     let card = (Srgb::new(255, 254, 238), Srgb::new(0xf2, 0xef, 0xe6));
     check(frame, card, card, frame);
+}
+
+#[test]
+fn a_cell_under_a_veil_of_known_colour_is_read_as_the_colour_beneath() {
+    let set = set("reference");
+    let reader = LayersReader::new(&set).unwrap();
+    let classifier = reader.classifier(&LayersReadOptions::default()).unwrap();
+    let printed = |k: char| set.colors()[&Key::new(k).unwrap()].srgb;
+    let mut samples = Grid::filled(4, 4, sample(printed('r'), 1.0, 0.0));
+    // Forest green under a neutral veil a third of white, most of the cell veiled even more.
+    let p = Pos::new(1, 2);
+    let forest = LinRgb::from_srgb(printed('f')).to_array();
+    let seen = LinRgb::from_array(forest.map(|c| c + 0.3)).to_srgb();
+    let light = crate::sample::VeilLight {
+        added: LinRgb::new(0.2, 0.2, 0.2),
+        compressed: Clipped::default(),
+    };
+    samples[p] = CellSample {
+        veil_light: Some(light),
+        ..sample(seen, 1.0, 0.8)
+    };
+    // Salmon as printed, in a cell as veiled: its least veiled pixels show salmon plainly.
+    let q = Pos::new(2, 0);
+    samples[q] = CellSample {
+        veil_light: Some(light),
+        ..sample(printed('s'), 1.0, 0.8)
+    };
+    let read = reader.classify(&classifier, &samples, &WhiteBalance::IDENTITY, None);
+    assert_eq!(read[p].label, Key::new('f').ok(), "{:?}", read[p]);
+    assert!(read[p].confidence > 0.998, "{:?}", read[p]);
+    assert_eq!(read[q].label, Key::new('s').ok(), "{:?}", read[q]);
+    assert!(read[q].confidence > 0.998, "{:?}", read[q]);
+    // Without the veil's colour, the colour beneath is only a rival to the nearest colour
+    // as seen: not a confident reading.
+    samples[p].veil_light = None;
+    let read = reader.classify(&classifier, &samples, &WhiteBalance::IDENTITY, None);
+    assert!(
+        read[p].label != Key::new('f').ok() || read[p].confidence <= 0.5,
+        "{:?}",
+        read[p]
+    );
 }
