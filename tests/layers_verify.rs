@@ -288,6 +288,14 @@ fn bundled_photos_are_never_judged_wrong() {
             "layers/reference.json",
             vec!["--mission", "4-12"],
         ),
+        // Regression, from the independent renderer: glare over a pink cell in a dim photo;
+        // the balance lifted it past white, clamped it to white, and it read as the card: a
+        // false mismatch.
+        (
+            "independent-glare-lifted-past-white",
+            "layers/reference.json",
+            vec!["--mission", "3-05"],
+        ),
         // The same stack photographed again stands in for a photo of its mission card.
         (
             "parlour-2-03",

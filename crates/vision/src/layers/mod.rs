@@ -368,6 +368,9 @@ const WASHED_PAST_CARD: f32 = 1.05;
 /// best-lit card other than towards the card's own hue: one just-noticeable difference.
 const FRINGE_TINT: f32 = 1.0;
 
+/// A balanced linear level past white by more than rounding and noise.
+const PAST_WHITE: f32 = 1.02;
+
 /// Whether the fringe of a mostly-glare cell ([`CellSample::fringe`], all in the highlight
 /// roll-off) is the card around the grid: white-balanced, tinted against the best-lit card by
 /// at most [`FRINGE_TINT`] except towards the card's printed hue (`card_chroma`, its a* and
@@ -701,7 +704,15 @@ impl LayersReader {
         Grid::from_fn(samples.rows(), samples.cols(), |p| {
             let s = &samples[p];
             let raw = LinRgb::from_srgb(s.srgb);
-            let clipped = Clipped::of(raw);
+            // A channel the balance lifts past white is brighter than any printed surface can
+            // be under this light: a highlight, whose true level is unknown, like a clipped
+            // channel's (the balance would otherwise clamp it to white, and a lit colour would
+            // read as the card).
+            let lifted = balance.apply_linear(raw).to_array();
+            let camera_clipped = Clipped::of(raw).0;
+            let clipped = Clipped(std::array::from_fn(|c| {
+                camera_clipped[c] || lifted[c] > PAST_WHITE
+            }));
             let r = classifier.classify_clipped(balance.apply(s.srgb), clipped);
             // Mostly glare, but what shows at its edge is the card in the highlight roll-off
             // (an over-exposed hole): the glare is more of that card and hides nothing.

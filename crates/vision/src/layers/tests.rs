@@ -732,3 +732,29 @@ fn a_cell_under_a_veil_of_known_colour_is_read_as_the_colour_beneath() {
         read[p]
     );
 }
+
+#[test]
+fn a_colour_the_balance_lifts_past_white_is_not_the_card() {
+    let set = set("reference");
+    let reader = LayersReader::new(&set).unwrap();
+    let classifier = reader.classifier(&LayersReadOptions::default()).unwrap();
+    let printed = |k: char| set.colors()[&Key::new(k).unwrap()].srgb;
+    // A dim photo: the balance doubles every channel.
+    let dim = |c: Srgb| {
+        let l = LinRgb::from_srgb(c).to_array();
+        LinRgb::from_array(l.map(|v| v / 2.0)).to_srgb()
+    };
+    let balance = WhiteBalance { gains: [2.0; 3] };
+    let mut samples = Grid::filled(4, 4, sample(dim(printed('r')), 1.0, 0.0));
+    // Glare over an orchid pink cell: the balance lifts every channel past white, though the
+    // camera clipped none.
+    let p = Pos::new(1, 1);
+    samples[p] = sample(Srgb::new(215, 190, 205), 0.74, 0.0);
+    let card_lit = dim(printed('w'));
+    let read = reader.classify(&classifier, &samples, &balance, Some(card_lit));
+    assert!(
+        read[p].label != Some(set.card()) || read[p].confidence <= 0.5,
+        "{:?}",
+        read[p]
+    );
+}
