@@ -91,7 +91,7 @@ pub struct VeilLight {
 }
 
 impl VeilLight {
-    /// Least added light, linear, in the channel that adds most, for the colour to count.
+    /// Least added light, linear, in green after the balance, for its colour to count.
     const MEASURABLE: f32 = 0.02;
     /// Linear level (sRGB 203) from which a camera's tone curve may compress highlights.
     pub const ROLL_OFF: f32 = 0.6;
