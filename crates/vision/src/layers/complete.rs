@@ -153,6 +153,7 @@ fn weights(
         LinRgb::from_srgb(reading.srgb),
         Clipped::of(LinRgb::from_srgb(raw)),
     );
+    let any_tint = veil_tints(None);
     let d: Vec<(Key, f32)> = palette
         .iter()
         .map(|&(k, printed)| {
@@ -160,7 +161,7 @@ fn weights(
             // Under a veil, a darker colour beneath it is as near as the veil that fits it
             // makes it.
             let d = if veiled {
-                under_veil_delta_e(&measured, lin, &veil_tints(None))
+                under_veil_delta_e(&measured, lin, &any_tint)
             } else {
                 measured.delta_e(lin, Lab::from_srgb(printed))
             };

@@ -689,9 +689,6 @@ impl LayersReader {
             .filter_map(|&k| self.printed(k).map(|c| (k, LinRgb::from_srgb(c))))
             .collect();
         let veil = may_be_veiled(samples);
-        // The veil's tilt after the balance, where a cell's pixels show it (the lamp's colour
-        // need not be the light the balance corrected for); any tilt where they do not.
-        let tilts = samples.map(|s| s.veil_light.and_then(|v| v.tilt(balance.gains)));
         let any_tint = veil_tints(None);
         let card = card_lit.map(LinRgb::from_srgb);
         let card_lin = card.map_or([f32::INFINITY; 3], |c| c.to_array());
@@ -708,7 +705,8 @@ impl LayersReader {
             // be under this light: a highlight, whose true level is unknown, like a clipped
             // channel's (the balance would otherwise clamp it to white, and a lit colour would
             // read as the card).
-            let lifted = balance.apply_linear(raw).to_array();
+            let balanced = balance.apply_linear(raw);
+            let lifted = balanced.to_array();
             let camera_clipped = Clipped::of(raw).0;
             let clipped = Clipped(std::array::from_fn(|c| {
                 camera_clipped[c] || lifted[c] > PAST_WHITE
@@ -732,7 +730,7 @@ impl LayersReader {
                 (false, true) => false,
             };
             let washed = clipped.0.iter().filter(|&&c| c).count() >= 2 && (0..3).any(brighter);
-            let measured = Measured::new(balance.apply_linear(raw), clipped);
+            let measured = Measured::new(balanced, clipped);
             let mut label = r.label;
             if let (true, Some(l)) = (veil[p], r.label) {
                 // Under a veil a darker colour may lie beneath; where one explains a coloured
@@ -753,7 +751,12 @@ impl LayersReader {
             // printed one is a coincidence the rival test above looks for. Clipped channels
             // hide how much veil there is.)
             let rescue = 1.0 - JudgeOptions::default().max_cell_error;
-            let own_tilt = tilts[p].filter(|_| s.veiled > MOSTLY_VEILED && !clipped.any());
+            // The veil's tilt after the balance, as the cell's pixels show it (the lamp's
+            // colour need not be the light the balance corrected for).
+            let own_tilt = s
+                .veil_light
+                .filter(|_| s.veiled > MOSTLY_VEILED && !clipped.any())
+                .and_then(|v| v.tilt(balance.gains));
             if let (Some(tilt), true) = (own_tilt, confidence < rescue) {
                 if let Some((k, c)) = classify_under_veil(
                     &measured,
