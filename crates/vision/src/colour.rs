@@ -273,6 +273,16 @@ impl Measured {
         }
     }
 
+    /// [`Measured::delta_e`] to `printed` (linear) lit as brightly as the measurement (by
+    /// their channel sums), up to `max_light` times: a surface in shade (`max_light` 1), or
+    /// one turned from or towards the lamp. Cheap (one ΔE₀₀), for many samples.
+    pub fn delta_e_relit(&self, printed: LinRgb, max_light: f32) -> f32 {
+        let sum = |c: LinRgb| c.r + c.g + c.b;
+        let light = (sum(self.corrected) / sum(printed).max(f32::EPSILON)).clamp(0.0, max_light);
+        let lit = LinRgb::from_array(printed.to_array().map(|c| c * light));
+        self.delta_e(lit, Lab::from_linear(lit))
+    }
+
     /// A lower bound of [`Measured::delta_e`] to `printed` from lightness alone: one cube
     /// root instead of a Lab conversion and ΔE₀₀. ΔE₀₀ ≥ |ΔL|/S_L (see [`Lab::within`]),
     /// and the clipped channels' shortfall only adds to it.
@@ -427,6 +437,21 @@ mod tests {
 
     fn close(a: f32, b: f32, tol: f32) -> bool {
         (a - b).abs() <= tol
+    }
+
+    #[test]
+    fn a_colour_relit_within_bounds_matches_itself_in_shade() {
+        let red = LinRgb::from_srgb(Srgb::new(181, 30, 45));
+        let seen = |k: f32| {
+            let c = LinRgb::from_array(red.to_array().map(|v| k * v));
+            Measured::new(c, Clipped::of(c))
+        };
+        // In a third of the light: red in shade.
+        assert!(seen(0.3).delta_e_relit(red, 1.0) < 0.5);
+        // Shade never brightens: twice as bright matches only where more light is allowed.
+        let bright = seen(2.0);
+        assert!(bright.delta_e_relit(red, 1.0) > 5.0, "{bright:?}");
+        assert!(bright.delta_e_relit(red, 2.0) < 0.5);
     }
 
     /// Sharma, Wu & Dalal (2005), "The CIEDE2000 color-difference formula: implementation

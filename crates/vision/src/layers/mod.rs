@@ -65,16 +65,18 @@ pub struct LayersReadOptions {
     pub max_grids: usize,
     /// A surround sample within this ΔE₀₀ of the card colour counts as card.
     pub card_delta_e: f32,
-    /// Least fraction of card-coloured surround samples, on every side, for "lies on a card".
-    /// 0.8, not less: a loose layer on a cream cloth with flowers meets cloth that looks like
-    /// card in two thirds of its columns, and its cells would be judged as the stack's.
+    /// Least fraction of card-coloured surround samples, on every side but one, for "lies on
+    /// a card" (a stack may lie at its card's very edge). 0.8, not less: a loose layer on a
+    /// cream cloth with flowers meets cloth that looks like card in two thirds of its columns,
+    /// and its cells would be judged as the stack's.
     pub min_card_fraction: f32,
     /// Least number score (the `glyph` module: 1 for one clear number, ½ for an unclear one)
     /// for "may be a mission card".
     pub min_glyph: f32,
-    /// Most upper-quartile ΔE₀₀ from the cells to the palette under the frame/card balance and under
-    /// the palette's own fit (a stack shows palette colours), and most by which the first may
-    /// exceed the second, for "lies on a card".
+    /// Most upper-quartile ΔE₀₀ from the cells to the palette under the frame/card balance (a
+    /// stack shows palette colours), and most by which it may exceed the palette's own fit's,
+    /// for "lies on a card". (The palette's own fit may miss where the frame and card hit: a
+    /// fit to the cells alone is led astray by shaded wells and glare.)
     pub max_misfit: f32,
     pub max_extra_misfit: f32,
     /// Most |ln| by which the measured frame/card ratio may differ from the printed one in any
@@ -158,9 +160,10 @@ pub struct FoundGrid {
     pub glyph_islands: usize,
     /// Part of the card around the grid lies outside the picture, where a number may hide.
     pub card_cut: bool,
-    /// Fraction of positions along a side (the worst side) where the first material past the
-    /// frame is card coloured, when the frame and the surround are taken as the white-balance
-    /// references (the stack hypothesis); see `card_columns`.
+    /// Fraction of positions along a side (the worst side but one: a stack may lie at its
+    /// card's very edge) where the first material past the frame is card coloured, when the
+    /// frame and the surround are taken as the white-balance references (the stack
+    /// hypothesis); see `card_columns`.
     pub card_surround_refs: f32,
     /// The largest, over channels, |ln| of the measured frame/surround ratio over the printed
     /// frame/card ratio: near 0 for a frame on its card under any light.
@@ -581,7 +584,7 @@ impl LayersReader {
 
         // The surround just outside the frame: card colour on every side for a stack.
         let near = ring(&look, &ideal, rows, cols, fw + 0.08, fw + 0.3, 3);
-        let surround = median(near.iter().flatten());
+        let surround = card_sides_median(&near, &by_palette, card_printed, options.card_delta_e);
         let card_lit = quantile(near.iter().flatten(), 0.9);
         // With the frame and the surround as references (the stack hypothesis).
         let by_refs = surround.and_then(|s| {
@@ -614,13 +617,14 @@ impl LayersReader {
             found.misfit_refs = self.misfit(&samples, b).min(self.misfit(&samples, &shaded));
         }
         found.misfit_palette = self.misfit(&samples, &by_palette);
-        // On a card: card colour right past the frame all around, and the frame and card as
-        // references explain the cells about as well as the palette's own fit does (a
-        // tablecloth taken for card bends every colour away from the palette).
+        // On a card: card colour right past the frame all around (but at the card's edge),
+        // and the frame and card as references explain the cells as palette colours, about
+        // as well as the palette's own fit does (a tablecloth taken for card bends every
+        // colour away from the palette).
         let on_card = by_refs.is_some()
             && found.frame_card_ratio <= options.max_frame_card_ratio
             && found.card_surround_refs >= options.min_card_fraction
-            && found.misfit_refs.max(found.misfit_palette) <= options.max_misfit
+            && found.misfit_refs <= options.max_misfit
             && found.misfit_refs <= found.misfit_palette + options.max_extra_misfit;
         // The number test is the costliest step; off a player card it only names a grid that
         // is no stack anyway, so it runs there only when a mission card is wanted.
@@ -1196,13 +1200,15 @@ fn balance_from_frame_and_card(
     )
 }
 
-/// The fraction of positions along each side (the worst side) where, walking outward past
-/// the frame (and past any lower layer's frame peeking out from under the top one), the first
-/// material met is card coloured, under `wb`. A blurred seam, the stack's side wall seen at a
-/// tilt and its shadow on the card are neither, so the first third of a cell past the frame is
-/// looked at. On a side that is card for at least half its length, card beneath a veil of
-/// glare counts too: a highlight on a dark card adds light to part of a side, and spares more
-/// of it than it covers (a loose layer on a light table is not card along half a side).
+/// The fraction of positions along a side (the worst side but one: a stack may lie at its
+/// card's very edge) where, walking outward past the frame (and past any lower layer's frame
+/// peeking out from under the top one), the first material met is card coloured, under `wb`.
+/// A blurred seam is neither, so the first third of a cell past the frame is looked at, and
+/// a third past the stack's side walls and its shadow on the card too (the frame or the card
+/// in other light: thick layers seen at a tilt hide the card near the frame). On a side that
+/// is card for at least half its length, card beneath a veil of glare counts too: a highlight
+/// on a dark card adds light to part of a side, and spares more of it than it covers (a
+/// loose layer on a light table is not card along half a side).
 #[allow(clippy::too_many_arguments)]
 fn card_columns(
     look: &Lookup<'_>,
@@ -1230,33 +1236,50 @@ fn card_columns(
     let Some(g) = homography_4(&rect(0.0, 0.0, c, r), ideal) else {
         return 0.0;
     };
-    let mut worst = 1.0f32;
-    for side in 0..4 {
+    let mut fractions = [0.0f32; 4];
+    for (side, fraction) in fractions.iter_mut().enumerate() {
         let n = PER_CELL * if side % 2 == 0 { cols } else { rows };
         // Per position, the first material past the frame (up to six samples).
-        let firsts: Vec<Vec<Measured>> = (0..n)
+        let card_like = |m: &Measured| m.delta_e(card.0, card.1) <= within;
+        // Per position, the first material past the frame, and the first past the walls and
+        // shadow too (up to six samples each).
+        let walks: Vec<[Vec<Measured>; 2]> = (0..n)
             .map(|i| {
                 // Clear of the corners, where rounded card corners and seams are.
                 let t = 0.1 + 0.8 * (i as f32 + 0.5) / n as f32;
-                let steps = (REACH / STEP) as usize;
-                (0..steps)
+                let walk: Vec<Measured> = (0..(REACH / STEP) as usize)
                     .filter_map(|k| {
                         let d = fw + 0.05 + STEP * k as f32;
                         let px = apply_homography(&g, beside_side(side, t, d, r, c))
                             .and_then(|p| look.srgb(p))?;
                         Some(measure(px))
                     })
+                    .collect();
+                let first = walk
+                    .iter()
                     .skip_while(|m| m.delta_e(frame.0, frame.1) <= within)
                     .take(6)
-                    .collect()
+                    .copied()
+                    .collect();
+                let past_walls = walk
+                    .iter()
+                    .skip_while(|m| {
+                        !card_like(m)
+                            && (m.delta_e_relit(frame.0, MAX_WALL_LIGHT) <= within
+                                || m.delta_e_relit(card.0, 1.0) <= within)
+                    })
+                    .take(6)
+                    .copied()
+                    .collect();
+                [first, past_walls]
             })
             .collect();
-        let (clean, rest): (Vec<_>, Vec<_>) = firsts
+        let (clean, rest): (Vec<_>, Vec<_>) = walks
             .iter()
-            .partition(|first| first.iter().any(|m| m.delta_e(card.0, card.1) <= within));
+            .partition(|w| w.iter().flatten().any(card_like));
         let veiled = if 2 * clean.len() >= n {
             rest.iter()
-                .filter(|first| {
+                .filter(|[first, _]| {
                     first
                         .iter()
                         .any(|m| under_veil_delta_e(m, card.0, &any_veil) <= within)
@@ -1265,10 +1288,43 @@ fn card_columns(
         } else {
             0
         };
-        worst = worst.min((clean.len() + veiled) as f32 / n as f32);
+        *fraction = (clean.len() + veiled) as f32 / n as f32;
     }
-    worst
+    // A stack may lie at its card's very edge, with no card past one side.
+    fractions.sort_by(f32::total_cmp);
+    fractions[1]
 }
+
+/// The card as photographed just past the frame: the median over the sides that look like
+/// card under `balance` (a first balance that does not assume the surround), when at least
+/// two do, else over every side. A stack's side walls and drop shadow darken the two sides
+/// turned towards the camera's or away from the lamp, and the median of all four would take
+/// them for the card.
+fn card_sides_median(
+    sides: &[Vec<Srgb>; 4],
+    balance: &WhiteBalance,
+    card: Srgb,
+    within: f32,
+) -> Option<Srgb> {
+    let card_lab = Lab::from_srgb(card);
+    let looks_like_card = |v: &&Vec<Srgb>| {
+        median(v.iter()).is_some_and(|m| {
+            let raw = LinRgb::from_srgb(m);
+            let measured = Measured::new(balance.apply_linear(raw), Clipped::of(raw));
+            measured.delta_e(LinRgb::from_srgb(card), card_lab) <= within
+        })
+    };
+    let card_sides: Vec<&Vec<Srgb>> = sides.iter().filter(looks_like_card).collect();
+    if card_sides.len() >= 2 {
+        median(card_sides.into_iter().flatten())
+    } else {
+        median(sides.iter().flatten())
+    }
+}
+
+/// Most light on a stack's side wall, relative to the frame's top: a wall may face a low
+/// lamp.
+const MAX_WALL_LIGHT: f32 = 2.0;
 
 /// Per-channel median.
 fn median<'a>(it: impl Iterator<Item = &'a Srgb>) -> Option<Srgb> {

@@ -758,3 +758,110 @@ fn a_colour_the_balance_lifts_past_white_is_not_the_card() {
         read[p]
     );
 }
+
+/// Lets `paint` recolour every pixel of a rendered stack's photo from its grid coordinates
+/// (cells span 0..cols × 0..rows; the frame lies within `set.frame_width()` of them), given
+/// the pixel and the table's colour in the photo's corner.
+fn paint_around_stack(
+    s: &mut LayersScene,
+    set: &LayersSet,
+    paint: impl Fn([f32; 2], &mut image::Rgb<u8>, image::Rgb<u8>),
+) {
+    let (rows, cols) = (set.rows() as f32, set.cols() as f32);
+    let corners = s.truth.corners.map(|[x, y]| [x as f32, y as f32]);
+    let g = homography_4(&rect(0.0, 0.0, cols, rows), &corners).unwrap();
+    let to_grid = crate::geom::invert(&g).unwrap();
+    let table = *s.image.get_pixel(2, 2);
+    for (x, y, p) in s.image.enumerate_pixels_mut() {
+        if let Some(uv) = apply_homography(&to_grid, [x as f32, y as f32]) {
+            paint(uv, p, table);
+        }
+    }
+}
+
+#[test]
+fn a_stack_at_its_cards_very_edge_lies_on_the_card() {
+    // The player card ends at the frame along the top side: table right past it.
+    for name in ["reference", "parlour"] {
+        let set = set(name);
+        let fw = set.frame_width() as f32;
+        edited_stacks_read_right(&set, |s| {
+            paint_around_stack(s, &set, |[_, v], p, table| {
+                if v < -fw {
+                    *p = table;
+                }
+            });
+        });
+    }
+}
+
+#[test]
+fn a_stack_with_table_past_two_sides_does_not_lie_on_a_card() {
+    // Past the top and the right side alike: a loose layer on a card's corner looks so.
+    for name in ["reference", "parlour"] {
+        let set = set(name);
+        let (fw, cols) = (set.frame_width() as f32, set.cols() as f32);
+        let mut s = scene(
+            &set,
+            0,
+            solution(&set),
+            Distractors::NONE,
+            Degradation::Clean,
+        );
+        paint_around_stack(&mut s, &set, |[u, v], p, table| {
+            if v < -fw || u > cols + fw {
+                *p = table;
+            }
+        });
+        match read_layers(&s.image, &set, &LayersReadOptions::default()) {
+            Err(LayersError::NotFound { .. }) => {}
+            other => panic!("{name}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_thick_stacks_walls_and_shadow_past_the_frame_leave_it_on_the_card() {
+    // Four thick layers seen at a tilt: past the bottom and the right side of the frame, a
+    // third of a cell of side wall (the frame's colour in shade) and then a fifth of a cell
+    // of drop shadow on the card, before the lit card.
+    for name in ["reference", "parlour"] {
+        let set = set(name);
+        let (fw, rows, cols) = (
+            set.frame_width() as f32,
+            set.rows() as f32,
+            set.cols() as f32,
+        );
+        let frame = LinRgb::from_srgb(set.colors()[&set.frame()].srgb).to_array();
+        edited_stacks_read_right(&set, |s| {
+            paint_around_stack(s, &set, |[u, v], p, _| {
+                let past = (u - cols - fw).max(v - rows - fw);
+                let inside = u > -fw && v > -fw;
+                if !inside || past <= 0.0 {
+                    return;
+                }
+                if past < 0.33 {
+                    let wall = LinRgb::from_array(frame.map(|c| 0.6 * c)).to_srgb();
+                    p.0 = [wall.r, wall.g, wall.b];
+                } else if past < 0.53 {
+                    relight(p, |c| 0.3 * c);
+                }
+            });
+        });
+    }
+}
+
+#[test]
+fn the_card_past_the_frame_is_measured_on_the_sides_that_look_like_card() {
+    let card = Srgb::new(242, 239, 230);
+    let wall = Srgb::new(40, 40, 44);
+    let side = |c: Srgb| vec![c; 12];
+    let within = LayersReadOptions::default().card_delta_e;
+    let b = WhiteBalance::IDENTITY;
+    // Walls on two sides: the card is what the other two show.
+    let walls = [side(card), side(wall), side(wall), side(card)];
+    assert_eq!(card_sides_median(&walls, &b, card, within), Some(card));
+    // Card on one side only: no side is trusted over the others, and all four are taken.
+    let table = [side(card), side(wall), side(wall), side(wall)];
+    assert_eq!(card_sides_median(&table, &b, card, within), Some(wall));
+}
