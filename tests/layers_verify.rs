@@ -296,6 +296,14 @@ fn bundled_photos_are_never_judged_wrong() {
             "layers/reference.json",
             vec!["--mission", "3-05"],
         ),
+        // Regression, from the independent renderer: four thick layers whose walls and drop
+        // shadow lie past two sides of the frame; once the stack was found on its card, a
+        // salmon cell three layers deep, in its walls' shade, read as red: a false mismatch.
+        (
+            "independent-salmon-in-a-deep-well",
+            "layers/reference.json",
+            vec!["--mission", "4-04"],
+        ),
         // The same stack photographed again stands in for a photo of its mission card.
         (
             "parlour-2-03",

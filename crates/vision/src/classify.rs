@@ -323,6 +323,30 @@ pub(crate) fn best_under_veil(
         .0
 }
 
+/// Whether a colour other than `label`, in shade, explains the measured cell clearly better
+/// than `label` does (by [`SHADE_MARGIN`]; printed colours white-balanced linear): the
+/// bottom of a deep well lies in its walls' shade, and a salmon there passes for red. The
+/// shade is the one that matches the cell's brightness (see [`Measured::delta_e_relit`]), so
+/// a cell that fits its label plainly has no rival.
+pub(crate) fn rival_in_shade(measured: &Measured, printed: &[(Key, LinRgb)], label: Key) -> bool {
+    let Some(&(_, own)) = printed.iter().find(|(k, _)| *k == label) else {
+        return false;
+    };
+    let own = measured.delta_e(own, Lab::from_linear(own));
+    let beat = own - SHADE_MARGIN;
+    own > POOR_FIT
+        && printed
+            .iter()
+            .any(|&(k, p)| k != label && measured.delta_e_relit(p, 1.0) < beat)
+}
+
+/// A label this far (ΔE₀₀) from its cell fits it poorly: two of the classifier's σ.
+const POOR_FIT: f32 = 8.0;
+
+/// How much better (ΔE₀₀) a colour in shade must explain a cell than its label does before
+/// the cell is doubtful: as for a veil.
+const SHADE_MARGIN: f32 = VEIL_MARGIN;
+
 /// Within this ΔE₀₀ of the label's fit, a colour beneath the veil of a washed-out cell is a
 /// rival.
 const VEIL_TIE: f32 = 1.0;
@@ -678,6 +702,43 @@ pub(crate) mod tests {
         assert_eq!(best(&clipped, 's'), Some(key('r')));
         assert_eq!(best(&plain("#e084df"), 'p'), None);
         assert_eq!(best(&veiled("#8dbcdf", 0.03), 'c'), None);
+    }
+
+    #[test]
+    fn a_lighter_colour_in_shade_is_a_rival() {
+        let printed = printed_of(&[
+            ('w', "#f2efe6"),
+            ('f', "#257627"),
+            ('g', "#38d453"),
+            ('o', "#695621"),
+            ('y', "#d2ad34"),
+            ('r', "#b51e2d"),
+            ('s', "#e18264"),
+        ]);
+        let seen = |c: LinRgb| Measured::new(c, Clipped::of(c));
+        let nearest = |m: &Measured| {
+            printed
+                .iter()
+                .min_by(|a, b| {
+                    m.delta_e(a.1, Lab::from_linear(a.1))
+                        .total_cmp(&m.delta_e(b.1, Lab::from_linear(b.1)))
+                })
+                .map(|&(k, _)| k)
+                .unwrap()
+        };
+        // Salmon at the bottom of a deep well, in a fifth of the light: nearest red, which it
+        // is not.
+        let salmon = LinRgb::from_srgb(hex("#e18264")).to_array();
+        let shaded = seen(LinRgb::from_array(salmon.map(|c| 0.2 * c)));
+        let label = nearest(&shaded);
+        assert_ne!(label, key('s'));
+        assert!(rival_in_shade(&shaded, &printed, label));
+        // Every colour as printed, and a little off, has none: its label fits it plainly.
+        for &(k, c) in &printed {
+            assert!(!rival_in_shade(&seen(c), &printed, k), "{k}");
+            let off = seen(LinRgb::from_array(c.to_array().map(|v| 0.9 * v + 0.01)));
+            assert!(!rival_in_shade(&off, &printed, nearest(&off)), "{k} off");
+        }
     }
 
     #[test]

@@ -34,8 +34,8 @@ use thiserror::Error;
 
 use crate::camera::Camera;
 use crate::classify::{
-    best_under_veil, classify_under_veil, rival_under_veil, under_veil_delta_e, veil_tints,
-    Classifier, ClassifierParams, Reading,
+    best_under_veil, classify_under_veil, rival_in_shade, rival_under_veil, under_veil_delta_e,
+    veil_tints, Classifier, ClassifierParams, Reading,
 };
 use crate::colour::{Clipped, Lab, LinRgb, Measured};
 use crate::error::VisionError;
@@ -773,6 +773,14 @@ impl LayersReader {
                         label = Some(k);
                         confidence = c;
                     }
+                }
+            }
+            // In shade (the bottom of a deep well, a shadow the card around escapes), a lighter
+            // colour may lie there; where one explains the cell clearly better than its label,
+            // the label is a guess. (Veiled cells had their own test: light was added there.)
+            if let (false, Some(l)) = (veil[p], label) {
+                if rival_in_shade(&measured, &printed, l) {
+                    confidence = confidence.min(0.5);
                 }
             }
             // Two surfaces in one cell: doubtful unless both read the same.
