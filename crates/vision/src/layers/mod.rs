@@ -1249,46 +1249,51 @@ fn card_columns(
         let n = PER_CELL * if side % 2 == 0 { cols } else { rows };
         // Per position, the first material past the frame (up to six samples).
         let card_like = |m: &Measured| m.delta_e(card.0, card.1) <= within;
-        // Per position, the first material past the frame, and the first past the walls and
-        // shadow too (up to six samples each).
-        let walks: Vec<[Vec<Measured>; 2]> = (0..n)
+        let wall_or_shadow = |m: &Measured| {
+            m.delta_e_relit(frame.0, MAX_WALL_LIGHT) <= within
+                || m.delta_e_relit(card.0, 1.0) <= within
+        };
+        // Per position, walking out: the first material past the frame, and the first past
+        // the walls and shadow too (up to six samples each); card in either is enough.
+        let walks: Vec<Walk> = (0..n)
             .map(|i| {
                 // Clear of the corners, where rounded card corners and seams are.
                 let t = 0.1 + 0.8 * (i as f32 + 0.5) / n as f32;
-                let walk: Vec<Measured> = (0..(REACH / STEP) as usize)
-                    .filter_map(|k| {
-                        let d = fw + 0.05 + STEP * k as f32;
-                        let px = apply_homography(&g, beside_side(side, t, d, r, c))
-                            .and_then(|p| look.srgb(p))?;
-                        Some(measure(px))
-                    })
-                    .collect();
-                let first = walk
-                    .iter()
-                    .skip_while(|m| m.delta_e(frame.0, frame.1) <= within)
-                    .take(6)
-                    .copied()
-                    .collect();
-                let past_walls = walk
-                    .iter()
-                    .skip_while(|m| {
-                        !card_like(m)
-                            && (m.delta_e_relit(frame.0, MAX_WALL_LIGHT) <= within
-                                || m.delta_e_relit(card.0, 1.0) <= within)
-                    })
-                    .take(6)
-                    .copied()
-                    .collect();
-                [first, past_walls]
+                let mut walk = Walk::default();
+                let mut past_walls = 0;
+                for k in 0..(REACH / STEP) as usize {
+                    let d = fw + 0.05 + STEP * k as f32;
+                    let Some(px) = apply_homography(&g, beside_side(side, t, d, r, c))
+                        .and_then(|p| look.srgb(p))
+                    else {
+                        continue;
+                    };
+                    let m = measure(px);
+                    let card_here = card_like(&m);
+                    let in_first = walk.first.len() < 6
+                        && (!walk.first.is_empty() || m.delta_e(frame.0, frame.1) > within);
+                    let in_past =
+                        past_walls < 6 && (past_walls > 0 || card_here || !wall_or_shadow(&m));
+                    if card_here && (in_first || in_past) {
+                        walk.card = true;
+                        break;
+                    }
+                    past_walls += usize::from(in_past);
+                    if in_first {
+                        walk.first.push(m);
+                    }
+                    if walk.first.len() == 6 && past_walls == 6 {
+                        break;
+                    }
+                }
+                walk
             })
             .collect();
-        let (clean, rest): (Vec<_>, Vec<_>) = walks
-            .iter()
-            .partition(|w| w.iter().flatten().any(card_like));
+        let (clean, rest): (Vec<_>, Vec<_>) = walks.iter().partition(|w| w.card);
         let veiled = if 2 * clean.len() >= n {
             rest.iter()
-                .filter(|[first, _]| {
-                    first
+                .filter(|w| {
+                    w.first
                         .iter()
                         .any(|m| under_veil_delta_e(m, card.0, &any_veil) <= within)
                 })
@@ -1301,6 +1306,15 @@ fn card_columns(
     // A stack may lie at its card's very edge, with no card past one side.
     fractions.sort_by(f32::total_cmp);
     fractions[1]
+}
+
+/// One position's walk out past the frame (see [`card_columns`]).
+#[derive(Default)]
+struct Walk {
+    /// Card was met past the frame, or past the walls and shadow.
+    card: bool,
+    /// The first material past the frame, up to six samples (until card was met).
+    first: Vec<Measured>,
 }
 
 /// The card as photographed just past the frame: the median over the sides that look like
