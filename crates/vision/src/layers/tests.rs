@@ -634,24 +634,17 @@ fn glare_on_part_of_a_dark_card_beside_the_stack_leaves_it_on_the_card() {
     // A highlight adds the lamp's light to the parlour set's navy card along part of one side
     // of the stack, sparing the frame's inside and the cells.
     let set = set("parlour");
-    let (rows, cols) = (set.rows() as f32, set.cols() as f32);
-    let fw = set.frame_width() as f32;
+    let (cols, fw) = (set.cols() as f32, set.frame_width() as f32);
+    // Centred half a cell past the frame, a third of the way along the top side.
+    let centre = [0.35 * cols, -(fw + 0.5)];
     edited_stacks_read_right(&set, |s| {
-        let corners = s.truth.corners.map(|[x, y]| [x as f32, y as f32]);
-        let g = homography_4(&rect(0.0, 0.0, cols, rows), &corners).unwrap();
-        let to_grid = crate::geom::invert(&g).unwrap();
-        // Centred half a cell past the frame, a third of the way along the top side.
-        let centre = [0.35 * cols, -(fw + 0.5)];
-        for (x, y, p) in s.image.enumerate_pixels_mut() {
-            let Some([u, v]) = apply_homography(&to_grid, [x as f32, y as f32]) else {
-                continue;
-            };
+        paint_around_stack(s, &set, |[u, v], p, _| {
             let d2 = (u - centre[0]).powi(2) + (v - centre[1]).powi(2);
             let added = 0.5 * (-d2 / (2.0 * 0.45f32.powi(2))).exp();
             if added > 1e-3 && v < -fw + 0.1 {
                 relight(p, |c| c + added);
             }
-        }
+        });
     });
 }
 
