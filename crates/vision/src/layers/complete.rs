@@ -3,7 +3,7 @@
 //! A stack shows, in every cell, the colour of the first layer from the top without a hole
 //! there, else the card (formats.md §2), and only the set's layers are in it. So the visible
 //! grid is one the set can make, and most grids are not: when glare or a shadow hides one or
-//! two cells, often exactly one colouring of them gives a grid the set can make. That
+//! a few cells, often exactly one colouring of them gives a grid the set can make. That
 //! colouring is then as certain as the cells it was inferred from, and the hidden cells are
 //! read by the rules instead of being doubtful.
 //!
@@ -20,8 +20,12 @@ use crate::classify::{under_veil_delta_e, veil_tints, Reading};
 use crate::colour::{Clipped, Lab, LinRgb, Measured};
 use crate::sample::{may_be_veiled, CellSample};
 
-/// At most this many doubtful cells are filled in (every colouring of them is tried).
-const MAX_CELLS: usize = 2;
+/// At most this many doubtful cells are filled in (every colouring of them is tried, up to
+/// [`MAX_COLOURINGS`]): a shadow band leaves several cells a little short of sure, and
+/// together with the glare beside them the rules may single one colouring out.
+const MAX_CELLS: usize = 6;
+/// At most this many colourings of the doubtful cells are tried (a bound on the time).
+const MAX_COLOURINGS: usize = 4096;
 /// The spread of a cell's measured colour around its printed colour, ΔE₀₀ (the classifier's).
 const SIGMA: f32 = 4.0;
 /// A cell with less than this fraction of its inner pixels free of glare may be any colour:
@@ -68,6 +72,9 @@ pub(super) fn complete_by_rules(
         .iter()
         .map(|&p| weights(&cells[p], &samples[p], veil[p], palette))
         .collect();
+    if options.iter().map(Vec::len).product::<usize>() > MAX_COLOURINGS {
+        return Vec::new();
+    }
     let Some(&(card, _)) = palette.first() else {
         return Vec::new();
     };
@@ -285,6 +292,45 @@ mod tests {
         }
         // Both happen: the rules are neither useless nor always sure.
         assert!(filled > 0 && left > 0, "{filled} filled, {left} left");
+    }
+
+    #[test]
+    fn several_doubtful_cells_are_filled_in_together() {
+        // Glare over one cell, and three others read a little short of sure (a shadow band,
+        // a deep well): every colouring of the four is weighed at once.
+        let set = set("reference");
+        let solver = Solver::new(&set);
+        let palette = palette(&set);
+        let washed = Srgb::new(250, 250, 250);
+        let (mut filled, mut left) = (0, 0);
+        for mission in set.missions().iter().take(12) {
+            let pattern = mission.pattern();
+            for p in pattern.positions() {
+                if makeable(&solver, pattern, p, &palette) != 1 {
+                    continue;
+                }
+                let (mut cells, samples) = read(&set, pattern, p, washed, 0.3);
+                let unsure: Vec<Pos> = pattern.positions().filter(|&q| q != p).take(3).collect();
+                for &q in &unsure {
+                    cells[q].confidence = 0.99;
+                }
+                let inferred =
+                    complete_by_rules(&mut cells, &samples, &solver, &palette, MAX_ERROR);
+                if inferred.is_empty() {
+                    // Another colouring of them fits too: none becomes surer.
+                    assert!(unsure.iter().all(|&q| cells[q].confidence == 0.99));
+                    left += 1;
+                    continue;
+                }
+                assert_eq!(inferred.len(), 4, "{} {p}", mission.id());
+                for q in inferred {
+                    assert_eq!(cells[q].label, Some(pattern[q]), "{} {q}", mission.id());
+                    assert!(1.0 - cells[q].confidence <= MAX_ERROR, "{:?}", cells[q]);
+                }
+                filled += 1;
+            }
+        }
+        assert!(filled > 0, "{filled} filled, {left} left");
     }
 
     #[test]
@@ -510,16 +556,18 @@ mod tests {
     }
 
     #[test]
-    fn more_than_two_doubtful_cells_are_left_to_the_retake() {
+    fn more_doubtful_cells_than_the_rules_try_are_left_to_the_retake() {
         let set = set("reference");
         let solver = Solver::new(&set);
         let palette = palette(&set);
         let pattern = set.missions()[0].pattern();
         let p = Pos::new(0, 0);
         let (mut cells, samples) = read(&set, pattern, p, Srgb::new(250, 250, 250), 0.3);
-        // Three doubtful cells: more than the rules try.
-        cells[Pos::new(1, 1)].confidence = 0.9;
-        cells[Pos::new(2, 2)].confidence = 0.9;
+        // One cell under glare and six more short of sure: more than the rules try.
+        for q in pattern.positions().filter(|&q| q != p).take(MAX_CELLS) {
+            cells[q].confidence = 0.9;
+        }
         assert!(complete_by_rules(&mut cells, &samples, &solver, &palette, MAX_ERROR).is_empty());
+        assert_eq!(cells[p].confidence, 0.5);
     }
 }
