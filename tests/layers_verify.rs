@@ -304,6 +304,14 @@ fn bundled_photos_are_never_judged_wrong() {
             "layers/reference.json",
             vec!["--mission", "4-04"],
         ),
+        // Regression, from the independent renderer: a leaf-green cell two layers deep, in its
+        // well's half light, read as bottle green (leaf green in deeper shade): a false
+        // mismatch.
+        (
+            "independent-leaf-green-in-a-deep-well",
+            "layers/parlour.json",
+            vec!["--mission", "4-01"],
+        ),
         // The same stack photographed again stands in for a photo of its mission card.
         (
             "parlour-2-03",
