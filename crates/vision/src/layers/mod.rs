@@ -901,13 +901,13 @@ impl LayersReader {
         let mut cells = self.classify(&classifier, &e.samples, &e.balance, e.card_lit);
         self.doubt_where_normalisations_disagree(&classifier, e, &mut cells);
         let keys = cells.map(|r| r.label.unwrap_or(self.set.card()));
-        let depths = wells::well_depths(&self.set, &self.solver, &keys);
         let printed: Vec<(Key, LinRgb)> = self
             .keys
             .iter()
             .filter_map(|&k| self.printed(k).map(|c| (k, LinRgb::from_srgb(c))))
             .collect();
-        wells::doubt_shaded_twins(&mut cells, &e.samples, &depths, &printed);
+        let depths = || wells::well_depths(&self.set, &self.solver, &keys);
+        wells::doubt_shaded_twins(&mut cells, &e.samples, depths, &printed);
         if self.solver.min_layers(&keys).is_none() {
             // No stack of the set shows this: something is misread. The least confident
             // cells are the likeliest culprits; none of them may count as confident.

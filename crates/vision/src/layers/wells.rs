@@ -13,7 +13,7 @@
 //! shallow enough for forest green to be forest green.
 
 use tablejudge_rules::layers::{LayersSet, Solver};
-use tablejudge_rules::{Grid, Key};
+use tablejudge_rules::{Grid, Key, Pos};
 
 use crate::classify::Reading;
 use crate::colour::{Clipped, Lab, LinRgb, Measured};
@@ -60,37 +60,45 @@ pub(super) fn well_depths(set: &LayersSet, solver: &Solver, keys: &Grid<Key>) ->
     depth
 }
 
-/// Caps at ½ the confidence of every cell at least [`DEEP`] layers down (`depths`) that its
-/// label fits poorly while being brighter than it (so no shade explains the misfit), and that
-/// a lighter printed colour (white-balanced linear `printed`) in shade explains clearly better
-/// (by [`TWIN_MARGIN`]): an aqua in a deep well's half light reads nearer teal than aqua.
+/// Caps at ½ the confidence of every cell at least [`DEEP`] layers down (`depths`, asked
+/// for only when some cell needs them: the stacks are the costly part) that its label fits
+/// poorly while being brighter than it (so no shade explains the misfit), and that a lighter
+/// printed colour (white-balanced linear `printed`) in shade explains clearly better (by
+/// [`TWIN_MARGIN`]): an aqua in a deep well's half light reads nearer teal than aqua.
 pub(super) fn doubt_shaded_twins(
     cells: &mut Grid<Reading>,
     samples: &Grid<CellSample>,
-    depths: &Grid<usize>,
+    depths: impl FnOnce() -> Grid<usize>,
     printed: &[(Key, LinRgb)],
 ) {
     let sum = |c: LinRgb| c.r + c.g + c.b;
-    for p in cells.positions().collect::<Vec<_>>() {
-        let r = cells[p];
-        let (Some(label), true) = (r.label, depths[p] >= DEEP) else {
-            continue;
-        };
-        let Some(&(_, own)) = printed.iter().find(|(k, _)| *k == label) else {
-            continue;
-        };
-        let measured = Measured::new(
-            LinRgb::from_srgb(r.srgb),
-            Clipped::of(LinRgb::from_srgb(samples[p].srgb)),
-        );
-        let fit = measured.delta_e(own, Lab::from_linear(own));
-        if fit <= POOR_FIT || sum(measured.corrected()) <= sum(own) {
-            continue;
-        }
-        let twin = printed.iter().any(|&(k, c)| {
-            k != label && sum(c) > sum(own) && measured.delta_e_relit(c, 1.0) < fit - TWIN_MARGIN
-        });
-        if twin {
+    let suspects: Vec<Pos> = cells
+        .iter()
+        .filter(|&(p, r)| {
+            let Some(&(label, own)) = printed.iter().find(|(k, _)| Some(*k) == r.label) else {
+                return false;
+            };
+            let measured = Measured::new(
+                LinRgb::from_srgb(r.srgb),
+                Clipped::of(LinRgb::from_srgb(samples[p].srgb)),
+            );
+            let fit = measured.delta_e(own, Lab::from_linear(own));
+            fit > POOR_FIT
+                && sum(measured.corrected()) > sum(own)
+                && printed.iter().any(|&(k, c)| {
+                    k != label
+                        && sum(c) > sum(own)
+                        && measured.delta_e_relit(c, 1.0) < fit - TWIN_MARGIN
+                })
+        })
+        .map(|(p, _)| p)
+        .collect();
+    if suspects.is_empty() {
+        return;
+    }
+    let depths = depths();
+    for p in suspects {
+        if depths[p] >= DEEP {
             cells[p].confidence = cells[p].confidence.min(0.5);
         }
     }
@@ -101,7 +109,7 @@ mod tests {
     use super::*;
     use crate::layers::tests::set;
     use tablejudge_rules::layers::{Placement, Side};
-    use tablejudge_rules::{Pos, Turn};
+    use tablejudge_rules::Turn;
 
     fn key(c: char) -> Key {
         Key::new(c).expect("a key")
@@ -200,7 +208,7 @@ mod tests {
         let mut depths = Grid::filled(4, 4, DEEP);
         depths[shallow] = DEEP - 1;
         let before = cells.clone();
-        doubt_shaded_twins(&mut cells, &samples, &depths, &printed);
+        doubt_shaded_twins(&mut cells, &samples, || depths, &printed);
         assert_eq!(cells[deep].confidence, 0.5);
         assert_eq!(cells[shallow], before[shallow]);
         // Forest green as printed, deep down: it fits plainly and stays sure.
@@ -208,7 +216,7 @@ mod tests {
         // Bright green deep down has no lighter twin.
         let (mut cells, samples) = read_exactly(&set, &Grid::filled(4, 4, bright));
         let before = cells.clone();
-        doubt_shaded_twins(&mut cells, &samples, &Grid::filled(4, 4, 4), &printed);
+        doubt_shaded_twins(&mut cells, &samples, || Grid::filled(4, 4, 4), &printed);
         assert_eq!(cells, before);
     }
 }
