@@ -723,7 +723,15 @@ impl SideSteps {
         }));
         let mean = scratch.iter().sum::<f32>() / scratch.len() as f32;
         let mid = scratch.len() / 2;
-        *scratch.select_nth_unstable_by(mid, f32::total_cmp).1 + 1e-3 * mean
+        // Steps are never negative, and most lines cross none in most columns: with more
+        // zeros than the median's rank, the median is 0 without a selection.
+        let zeros = scratch.iter().filter(|&&x| x == 0.0).count();
+        let median = if zeros > mid {
+            0.0
+        } else {
+            *scratch.select_nth_unstable_by(mid, f32::total_cmp).1
+        };
+        median + 1e-3 * mean
     }
 
     /// Whether a line's change stands clearly above the side's typical one.
