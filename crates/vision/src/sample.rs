@@ -80,6 +80,21 @@ pub struct CellSample {
     pub veil_light: Option<VeilLight>,
 }
 
+#[cfg(test)]
+impl CellSample {
+    /// A cell seen plainly as `srgb`: all of it usable, no veil, one surface.
+    pub(crate) fn plain(srgb: Srgb) -> CellSample {
+        CellSample {
+            srgb,
+            coverage: 1.0,
+            veiled: 0.0,
+            other: None,
+            fringe: None,
+            veil_light: None,
+        }
+    }
+}
+
 /// Light added by a glare veil (see [`CellSample::veil_light`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct VeilLight {
@@ -573,14 +588,7 @@ mod tests {
 
     #[test]
     fn a_veil_may_reach_the_neighbours_of_a_veiled_or_clipped_cell() {
-        let clear = CellSample {
-            srgb: Srgb::new(120, 40, 160),
-            coverage: 1.0,
-            veiled: 0.0,
-            other: None,
-            fringe: None,
-            veil_light: None,
-        };
+        let clear = CellSample::plain(Srgb::new(120, 40, 160));
         let mut samples = Grid::filled(4, 4, clear);
         samples[Pos::new(1, 1)].veiled = 0.7;
         samples[Pos::new(3, 3)].coverage = 0.9;

@@ -237,14 +237,7 @@ mod tests {
             srgb: shown,
             confidence: 0.5,
         };
-        let mut samples = cells.map(|r| CellSample {
-            srgb: r.srgb,
-            coverage: 1.0,
-            veiled: 0.0,
-            other: None,
-            fringe: None,
-            veil_light: None,
-        });
+        let mut samples = cells.map(|r| CellSample::plain(r.srgb));
         samples[p].coverage = coverage;
         (cells, samples)
     }

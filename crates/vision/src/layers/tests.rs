@@ -375,12 +375,9 @@ fn a_rival_explained_far_worse_and_no_more_prominent_is_no_rival() {
 /// A cell's sample showing one surface.
 fn sample(srgb: Srgb, coverage: f32, veiled: f32) -> CellSample {
     CellSample {
-        srgb,
         coverage,
         veiled,
-        other: None,
-        fringe: None,
-        veil_light: None,
+        ..CellSample::plain(srgb)
     }
 }
 
@@ -424,14 +421,7 @@ fn a_cell_showing_two_surfaces_of_different_colours_is_doubtful() {
     let reader = LayersReader::new(&set).unwrap();
     let classifier = reader.classifier(&LayersReadOptions::default()).unwrap();
     let printed = |k: char| set.colors()[&Key::new(k).unwrap()].srgb;
-    let plain = CellSample {
-        srgb: printed('d'),
-        coverage: 1.0,
-        veiled: 0.0,
-        other: None,
-        fringe: None,
-        veil_light: None,
-    };
+    let plain = CellSample::plain(printed('d'));
     let mut samples = Grid::filled(5, 5, plain);
     let p = Pos::new(4, 2);
     // The card's sliver past a shifted lavender layer, and the lavender that is most of it.

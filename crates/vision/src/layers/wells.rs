@@ -130,14 +130,7 @@ mod tests {
             srgb: set.colors()[&k].srgb,
             confidence: 0.9999,
         });
-        let samples = cells.map(|r| CellSample {
-            srgb: r.srgb,
-            coverage: 1.0,
-            veiled: 0.0,
-            other: None,
-            fringe: None,
-            veil_light: None,
-        });
+        let samples = cells.map(|r| CellSample::plain(r.srgb));
         (cells, samples)
     }
 
