@@ -578,8 +578,8 @@ fn score_margin(m: &Margin) -> GlyphEvidence {
     }
 }
 
-/// Whether more than [`MAX_HIDDEN`] of the card's margin on some side lies outside the
-/// picture.
+/// Whether more than [`MAX_HIDDEN`] of the card's margin on some side, out to
+/// [`NUMBER_BAND`], lies outside the picture.
 fn hidden_card(m: &Margin, edges: &[Line; 4]) -> bool {
     let mut seen = [0usize; 4];
     let mut unseen = [0usize; 4];
@@ -591,7 +591,9 @@ fn hidden_card(m: &Margin, edges: &[Line; 4]) -> bool {
             }
             let (side, column, depth) = m.lattice(m.point(x as f32, y as f32));
             let n = m.columns(side) as f32;
-            if !(0.0..n).contains(&column) || depth >= edges[side].at(column as usize) {
+            if !(0.0..n).contains(&column)
+                || depth >= edges[side].at(column as usize).min(NUMBER_BAND_DEPTH)
+            {
                 continue;
             }
             match sample {
@@ -606,6 +608,16 @@ fn hidden_card(m: &Margin, edges: &[Line; 4]) -> bool {
 /// The share of one side's card margin that may lie outside the picture before a number
 /// could hide there: a digit covers about a tenth of a side's margin.
 const MAX_HIDDEN: f32 = 0.1;
+
+/// How far past the frame (cells) the picture must show a card's margin for a number to
+/// have nowhere to hide. A mission card prints its number close beside the grid, its near
+/// edge within about 0.8 cells of the frame, and a number cut by the picture is still
+/// found while a few tenths of a cell of it show. (The margin searched reaches farther, to
+/// [`REACH`]; where the card's edge is not seen, that far reach often runs out of the
+/// picture around a large stack that lies wholly in it.)
+const NUMBER_BAND: f32 = 1.2;
+/// [`NUMBER_BAND`] in the margin's depth samples.
+const NUMBER_BAND_DEPTH: f32 = NUMBER_BAND / REACH * DEPTHS as f32 - 0.5;
 
 /// Groups islands whose bounding boxes lie within `gap` samples of each other (the strokes of
 /// one number), each group as one island spanning its members. Islands touching the frame
@@ -952,6 +964,19 @@ mod tests {
         // Cut past the card's edge, the whole margin is seen.
         let cut = image::imageops::crop_imm(&img, 0, 0, px(4.0 + FW + 1.6) as u32, 600).to_image();
         assert_eq!(score(&cut).score, 0.0, "{:?}", score(&cut));
+    }
+
+    #[test]
+    fn a_card_like_its_table_hides_no_number_past_where_numbers_are_printed() {
+        // A card the colour of the table shows no edge, so the margin searched seems to run
+        // on to the photo's end. Cut 0.3 cells past the frame, a number may hide; cut 1.6
+        // past it, the band where a mission card prints its number is all in the picture.
+        let mut img = on_card(CARD);
+        grid(&mut img);
+        let cut = image::imageops::crop_imm(&img, 0, 0, px(4.0 + FW + 0.3) as u32, 600).to_image();
+        assert_eq!((score(&cut).score, score(&cut).card_cut), (0.5, true));
+        let cut = image::imageops::crop_imm(&img, 0, 0, px(4.0 + FW + 1.6) as u32, 600).to_image();
+        assert_eq!((score(&cut).score, score(&cut).card_cut), (0.0, false));
     }
 
     #[test]
