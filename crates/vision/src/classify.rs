@@ -358,6 +358,19 @@ pub(crate) fn under_veil_delta_e(measured: &Measured, printed: LinRgb, tints: &[
     under_veil_min(measured, printed, f32::INFINITY, tints)
 }
 
+/// The least of `cap` and the ΔE₀₀ from `measured` to any of `printed` (white-balanced
+/// linear) under the veil that fits it best (see [`under_veil_delta_e`]).
+pub(crate) fn nearest_under_veil(
+    measured: &Measured,
+    printed: impl IntoIterator<Item = LinRgb>,
+    cap: f32,
+    tints: &[[f32; 3]],
+) -> f32 {
+    printed
+        .into_iter()
+        .fold(cap, |best, p| under_veil_min(measured, p, best, tints))
+}
+
 /// The veil colours to try for a cell (per-channel gains, green 1): around the `tilt` its
 /// pixels show (see [`crate::sample::VeilLight::tilt`]), give or take [`TILT_TOLERANCE`], or
 /// every one of [`VEIL_TINTS`] when they show none.

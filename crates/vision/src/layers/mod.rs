@@ -35,8 +35,8 @@ use thiserror::Error;
 
 use crate::camera::Camera;
 use crate::classify::{
-    best_under_veil, classify_under_veil, rival_in_shade, rival_under_veil, under_veil_delta_e,
-    veil_tints, Classifier, ClassifierParams, Reading,
+    best_under_veil, classify_under_veil, nearest_under_veil, rival_in_shade, rival_under_veil,
+    under_veil_delta_e, veil_tints, Classifier, ClassifierParams, Reading,
 };
 use crate::colour::{Clipped, Lab, LinRgb, Measured};
 use crate::error::VisionError;
@@ -615,9 +615,11 @@ impl LayersReader {
             let shaded = WhiteBalance {
                 gains: b.gains.map(|g| g * k),
             };
-            found.misfit_refs = self.misfit(&samples, b).min(self.misfit(&samples, &shaded));
+            found.misfit_refs = self
+                .misfit_allowing_glare(&samples, b)
+                .min(self.misfit_allowing_glare(&samples, &shaded));
         }
-        found.misfit_palette = self.misfit(&samples, &by_palette);
+        found.misfit_palette = self.misfit_allowing_glare(&samples, &by_palette);
         // On a card: card colour right past the frame all around (but at the card's edge),
         // and the frame and card as references explain the cells as palette colours, about
         // as well as the palette's own fit does (a tablecloth taken for card bends every
@@ -660,19 +662,40 @@ impl LayersReader {
     /// the coloured cells must fit too, not only the holes (a loose layer's holes show the table,
     /// which a balance from its surround turns into card colour).
     fn misfit(&self, samples: &Grid<CellSample>, balance: &WhiteBalance) -> f32 {
+        self.misfit_with(samples, balance, false)
+    }
+
+    /// [`Self::misfit`], but a cell that glare mostly covers or veils counts as the printed
+    /// colour that a veil over it explains best: light added to a colour is no fault of the
+    /// balance. For the on-card test, where a highlight over a few cells must not move the
+    /// stack off its card; not for comparing two balances, since a veil explains a cast
+    /// that lightens cells as well as it explains glare.
+    fn misfit_allowing_glare(&self, samples: &Grid<CellSample>, balance: &WhiteBalance) -> f32 {
+        self.misfit_with(samples, balance, true)
+    }
+
+    fn misfit_with(&self, samples: &Grid<CellSample>, balance: &WhiteBalance, glare: bool) -> f32 {
         let printed: Vec<(LinRgb, Lab)> = self
             .keys
             .iter()
             .filter_map(|&k| self.printed(k))
             .map(|c| (LinRgb::from_srgb(c), Lab::from_srgb(c)))
             .collect();
+        let min_coverage = SampleParams::default().min_coverage;
+        let any_tint = veil_tints(None);
         let mut d: Vec<f32> = samples
             .cells()
             .iter()
             .map(|s| {
                 let raw = LinRgb::from_srgb(s.srgb);
                 let measured = Measured::new(balance.apply_linear(raw), Clipped::of(raw));
-                measured.nearest(&printed).map_or(f32::INFINITY, |(_, d)| d)
+                let plain = measured.nearest(&printed).map_or(f32::INFINITY, |(_, d)| d);
+                if glare && (s.veiled > MOSTLY_VEILED || s.coverage < min_coverage) {
+                    let lin = printed.iter().map(|&(l, _)| l);
+                    nearest_under_veil(&measured, lin, plain, &any_tint)
+                } else {
+                    plain
+                }
             })
             .collect();
         d.sort_by(f32::total_cmp);

@@ -848,3 +848,27 @@ fn the_card_past_the_frame_is_measured_on_the_sides_that_look_like_card() {
     let table = [side(card), side(wall), side(wall), side(wall)];
     assert_eq!(card_sides_median(&table, &b, card, within), Some(wall));
 }
+
+#[test]
+fn glare_over_a_quarter_of_the_cells_is_no_misfit_of_the_balance() {
+    // Five of sixteen cells lie under a highlight (light added to their colours, most of
+    // their pixels veiled): they fit no printed colour as they are, but each is a printed
+    // colour under a veil. The balance that shows every other cell exactly is no misfit.
+    let set = set("reference");
+    let reader = LayersReader::new(&set).unwrap();
+    let srgb = |k: char| set.colors()[&Key::new(k).unwrap()].srgb;
+    let veiled = |k: char, v: f32| {
+        let c = LinRgb::from_srgb(srgb(k)).to_array().map(|c| c + v);
+        sample(LinRgb::from_array(c).to_srgb(), 1.0, 0.8)
+    };
+    let mut samples = Grid::filled(4, 4, sample(srgb('r'), 1.0, 0.0));
+    for (i, k) in ['b', 'g', 'o', 'p', 'f'].into_iter().enumerate() {
+        samples[Pos::new(i % 4, i / 4 + 2)] = veiled(k, 0.3);
+    }
+    let misfit = reader.misfit_allowing_glare(&samples, &WhiteBalance::IDENTITY);
+    assert!(misfit < 1.0, "{misfit}");
+    // Seen plainly, the same colours are a misfit: no printed colour is that light.
+    let plain = samples.map(|s| sample(s.srgb, 1.0, 0.0));
+    let misfit = reader.misfit_allowing_glare(&plain, &WhiteBalance::IDENTITY);
+    assert!(misfit > 5.0, "{misfit}");
+}
