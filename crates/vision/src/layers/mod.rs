@@ -681,25 +681,45 @@ impl LayersReader {
             .filter_map(|&k| self.printed(k))
             .map(|c| (LinRgb::from_srgb(c), Lab::from_srgb(c)))
             .collect();
-        let min_coverage = SampleParams::default().min_coverage;
-        let any_tint = veil_tints(None);
-        let mut d: Vec<f32> = samples
+        let quartile = |d: &[f32]| {
+            let mut d = d.to_vec();
+            d.sort_by(f32::total_cmp);
+            d.get(3 * d.len() / 4).copied().unwrap_or(f32::INFINITY)
+        };
+        let measured: Vec<Measured> = samples
             .cells()
             .iter()
             .map(|s| {
                 let raw = LinRgb::from_srgb(s.srgb);
-                let measured = Measured::new(balance.apply_linear(raw), Clipped::of(raw));
-                let plain = measured.nearest(&printed).map_or(f32::INFINITY, |(_, d)| d);
-                if glare && (s.veiled > MOSTLY_VEILED || s.coverage < min_coverage) {
-                    let lin = printed.iter().map(|&(l, _)| l);
-                    nearest_under_veil(&measured, lin, plain, &any_tint)
-                } else {
-                    plain
-                }
+                Measured::new(balance.apply_linear(raw), Clipped::of(raw))
             })
             .collect();
-        d.sort_by(f32::total_cmp);
-        d.get(3 * d.len() / 4).copied().unwrap_or(f32::INFINITY)
+        let mut d: Vec<f32> = measured
+            .iter()
+            .map(|m| m.nearest(&printed).map_or(f32::INFINITY, |(_, d)| d))
+            .collect();
+        if glare {
+            // Lowering a distance under the quartile leaves the quartile where it is: glared
+            // cells get the (costlier) fit under a veil from the farthest down, while they
+            // lie at or above the quartile so far.
+            let min_coverage = SampleParams::default().min_coverage;
+            let mut glared: Vec<usize> = (0..d.len())
+                .filter(|&i| {
+                    let s = &samples.cells()[i];
+                    s.veiled > MOSTLY_VEILED || s.coverage < min_coverage
+                })
+                .collect();
+            glared.sort_by(|&i, &j| d[j].total_cmp(&d[i]));
+            let any_tint = veil_tints(None);
+            for i in glared {
+                if d[i] < quartile(&d) {
+                    break;
+                }
+                let lin = printed.iter().map(|&(l, _)| l);
+                d[i] = nearest_under_veil(&measured[i], lin, d[i], &any_tint);
+            }
+        }
+        quartile(&d)
     }
 
     /// Classifies sampled cells under `balance`; `card_lit` is the best-lit card around them
