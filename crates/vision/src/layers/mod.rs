@@ -439,6 +439,14 @@ impl LayersReader {
         self.set.colors().get(&k).map(|s| s.srgb)
     }
 
+    /// Every stack colour's key and printed colour in linear light.
+    fn printed_linear(&self) -> Vec<(Key, LinRgb)> {
+        self.keys
+            .iter()
+            .filter_map(|&k| self.printed(k).map(|c| (k, LinRgb::from_srgb(c))))
+            .collect()
+    }
+
     fn classifier(&self, options: &LayersReadOptions) -> Result<Classifier, LayersError> {
         let sw: Vec<(Key, Srgb)> = self
             .keys
@@ -731,11 +739,7 @@ impl LayersReader {
         balance: &WhiteBalance,
         card_lit: Option<Srgb>,
     ) -> Grid<Reading> {
-        let printed: Vec<(Key, LinRgb)> = self
-            .keys
-            .iter()
-            .filter_map(|&k| self.printed(k).map(|c| (k, LinRgb::from_srgb(c))))
-            .collect();
+        let printed = self.printed_linear();
         let veil = may_be_veiled(samples);
         let any_tint = veil_tints(None);
         let card = card_lit.map(LinRgb::from_srgb);
@@ -944,11 +948,7 @@ impl LayersReader {
         let mut cells = self.classify(&classifier, &e.samples, &e.balance, e.card_lit);
         self.doubt_where_normalisations_disagree(&classifier, e, &mut cells);
         let keys = cells.map(|r| r.label.unwrap_or(self.set.card()));
-        let printed: Vec<(Key, LinRgb)> = self
-            .keys
-            .iter()
-            .filter_map(|&k| self.printed(k).map(|c| (k, LinRgb::from_srgb(c))))
-            .collect();
+        let printed = self.printed_linear();
         let depths = || wells::well_depths(&self.set, &self.solver, &keys);
         wells::doubt_shaded_twins(&mut cells, &e.samples, depths, &printed);
         if self.solver.min_layers(&keys).is_none() {
