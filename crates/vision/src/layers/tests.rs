@@ -872,3 +872,53 @@ fn glare_over_a_quarter_of_the_cells_is_no_misfit_of_the_balance() {
     let misfit = reader.misfit_allowing_glare(&plain, &WhiteBalance::IDENTITY);
     assert!(misfit > 5.0, "{misfit}");
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// The glare-tolerant misfit tries a veil only on the glared cells that can move the
+    /// quartile; it equals the quartile with every glared cell's veil fit taken.
+    #[test]
+    fn the_glare_tolerant_misfit_skips_only_cells_that_cannot_move_it(
+        cells in proptest::collection::vec(
+            (proptest::array::uniform3(proptest::num::u8::ANY), 0u8..4),
+            16,
+        ),
+    ) {
+        let set = set("reference");
+        let reader = LayersReader::new(&set).unwrap();
+        // Kinds: 0 and 1 plain, 2 mostly veiled, 3 mostly glare (little coverage).
+        let samples = Grid::from_fn(4, 4, |p: Pos| {
+            let ([r, g, b], kind) = cells[p.row * 4 + p.col];
+            let (coverage, veiled) = match kind {
+                2 => (1.0, 0.8),
+                3 => (0.1, 0.0),
+                _ => (1.0, 0.0),
+            };
+            sample(Srgb::new(r, g, b), coverage, veiled)
+        });
+        let printed: Vec<(LinRgb, Lab)> = reader
+            .printed_linear()
+            .into_iter()
+            .map(|(_, c)| (c, Lab::from_linear(c)))
+            .collect();
+        let any_tint = veil_tints(None);
+        let mut full: Vec<f32> = samples
+            .cells()
+            .iter()
+            .map(|s| {
+                let raw = LinRgb::from_srgb(s.srgb);
+                let m = Measured::new(raw, Clipped::of(raw));
+                let plain = m.nearest(&printed).map_or(f32::INFINITY, |(_, d)| d);
+                if s.veiled > MOSTLY_VEILED || s.coverage < SampleParams::default().min_coverage {
+                    nearest_under_veil(&m, printed.iter().map(|&(l, _)| l), plain, &any_tint)
+                } else {
+                    plain
+                }
+            })
+            .collect();
+        full.sort_by(f32::total_cmp);
+        let misfit = reader.misfit_allowing_glare(&samples, &WhiteBalance::IDENTITY);
+        proptest::prop_assert_eq!(misfit, full[12]);
+    }
+}
