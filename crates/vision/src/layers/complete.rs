@@ -39,6 +39,63 @@ const OTHERWISE: f32 = 0.01;
 /// Colours the camera measured with every channel at least this are washed out (glare).
 const WASHED_OUT: u8 = 235;
 
+/// At most this many of the least confident cells are doubted to explain a reading that no
+/// stack of the set shows; a reading that needs more is doubtful throughout (a grid located
+/// off the stack, cells read from walls).
+const MAX_CULPRITS: usize = 3;
+
+/// Where no stack of the set shows the read grid (`keys`, the labels of `cells`), something
+/// is misread, and the least confident cells are the likeliest culprits: none of them may
+/// count as confident (at most ½), and as many of them as it takes for some colouring of
+/// them (among `colours`) to show a stack of the set are doubted; every cell when
+/// [`MAX_CULPRITS`] cannot.
+pub(super) fn doubt_what_no_stack_shows(
+    cells: &mut Grid<Reading>,
+    keys: &Grid<Key>,
+    solver: &Solver,
+    colours: &[Key],
+) {
+    if solver.min_layers(keys).is_some() {
+        return;
+    }
+    let mut order: Vec<Pos> = cells.positions().collect();
+    order.sort_by(|&a, &b| cells[a].confidence.total_cmp(&cells[b].confidence));
+    let worst = order.first().map_or(1.0, |&p| cells[p].confidence);
+    let culprits = (1..=MAX_CULPRITS.min(order.len()))
+        .find(|&n| some_colouring_possible(keys, &order[..n], solver, colours))
+        .unwrap_or(order.len());
+    for (i, p) in order.into_iter().enumerate() {
+        let r = &mut cells[p];
+        if i < culprits || r.confidence <= worst.max(0.999) {
+            r.confidence = r.confidence.min(0.5);
+        }
+    }
+}
+
+/// Whether some colouring of the cells at `at` (each one of `colours`) makes `keys` a grid
+/// the set can make.
+fn some_colouring_possible(keys: &Grid<Key>, at: &[Pos], solver: &Solver, colours: &[Key]) -> bool {
+    if colours.is_empty() {
+        return false;
+    }
+    let mut grid = keys.clone();
+    let mut choice = vec![0usize; at.len()];
+    loop {
+        for (&p, &i) in at.iter().zip(&choice) {
+            grid[p] = colours[i];
+        }
+        if solver.min_layers(&grid).is_some() {
+            return true;
+        }
+        // Next colouring (an odometer over the colours).
+        let Some(i) = choice.iter().position(|&c| c + 1 < colours.len()) else {
+            return false;
+        };
+        choice[i] += 1;
+        choice[..i].fill(0);
+    }
+}
+
 /// Fills in the cells whose error probability exceeds `max_error` when the colourings of them
 /// that make a grid the set can make single one out (see the module docs); returns the cells
 /// that became confident. `palette` holds the printed colours a stack can show, the card
@@ -256,6 +313,98 @@ mod tests {
         let mut g = pattern.clone();
         g[p] = k;
         solver.min_layers(&g).is_some()
+    }
+
+    /// A mission's pattern read with confidence `c`, and a pair of its cells changed so that no
+    /// stack of the set shows it, where changing back the first alone is not enough: the grid,
+    /// the first and the second cell.
+    fn misread_twice(
+        set: &tablejudge_rules::layers::LayersSet,
+        solver: &Solver,
+    ) -> (Grid<Key>, Pos, Pos) {
+        let colours = stack_keys(set);
+        for m in set.missions() {
+            let pattern = m.pattern();
+            for a in pattern.positions() {
+                for b in pattern.positions().filter(|&b| b != a) {
+                    for &ka in &colours {
+                        for &kb in &colours {
+                            let mut g = pattern.clone();
+                            (g[a], g[b]) = (ka, kb);
+                            if solver.min_layers(&g).is_none()
+                                && !some_colouring_possible(&g, &[a], solver, &colours)
+                            {
+                                return (g, a, b);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        panic!("every pair of misread cells leaves a grid one recolouring from possible");
+    }
+
+    #[test]
+    fn a_reading_no_stack_shows_doubts_as_many_of_its_least_confident_cells_as_it_takes() {
+        // Two cells misread: one plainly doubtful, the other just past 0.999, which alone
+        // would have stayed confident enough to prove a mismatch.
+        let set = set("reference");
+        let solver = Solver::new(&set);
+        let (grid, a, b) = misread_twice(&set, &solver);
+        let mut cells = grid.map(|&k| Reading {
+            label: Some(k),
+            srgb: set.colors()[&k].srgb,
+            confidence: 0.99995,
+        });
+        cells[a].confidence = 0.3;
+        cells[b].confidence = 0.9992;
+        doubt_what_no_stack_shows(&mut cells, &grid, &solver, &stack_keys(&set));
+        assert_eq!((cells[a].confidence, cells[b].confidence), (0.3, 0.5));
+        let others: Vec<f32> = cells
+            .iter()
+            .filter(|&(p, _)| p != a && p != b)
+            .map(|(_, r)| r.confidence)
+            .collect();
+        assert!(others.iter().all(|&c| c == 0.99995), "{others:?}");
+        // A grid the set can make is left as read.
+        let pattern = set.missions()[0].pattern().clone();
+        let mut cells = pattern.map(|&k| Reading {
+            label: Some(k),
+            srgb: set.colors()[&k].srgb,
+            confidence: 0.9992,
+        });
+        doubt_what_no_stack_shows(&mut cells, &pattern, &solver, &stack_keys(&set));
+        assert!(cells.cells().iter().all(|r| r.confidence == 0.9992));
+    }
+
+    #[test]
+    fn a_reading_more_than_a_few_cells_from_any_stack_is_doubtful_throughout() {
+        // The least confident cells are read right and the misread ones confidently: no
+        // colouring of the three least confident makes a stack, so no cell may count.
+        let set = set("reference");
+        let solver = Solver::new(&set);
+        let (grid, a, b) = misread_twice(&set, &solver);
+        let mut cells = grid.map(|&k| Reading {
+            label: Some(k),
+            srgb: set.colors()[&k].srgb,
+            confidence: 0.99995,
+        });
+        let colours = stack_keys(&set);
+        let right: Vec<Pos> = grid.positions().filter(|&p| p != a && p != b).collect();
+        // Three right cells none of whose colourings mends the two misread ones.
+        let least = right
+            .iter()
+            .flat_map(|&x| right.iter().map(move |&y| (x, y)))
+            .flat_map(|(x, y)| right.iter().map(move |&z| [x, y, z]))
+            .find(|t| {
+                t[0] < t[1] && t[1] < t[2] && !some_colouring_possible(&grid, t, &solver, &colours)
+            })
+            .expect("three right cells that cannot mend the grid");
+        for (i, &p) in least.iter().enumerate() {
+            cells[p].confidence = 0.9 + 0.01 * i as f32;
+        }
+        doubt_what_no_stack_shows(&mut cells, &grid, &solver, &colours);
+        assert!(cells.cells().iter().all(|r| r.confidence <= 0.5));
     }
 
     #[test]

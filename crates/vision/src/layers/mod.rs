@@ -951,19 +951,7 @@ impl LayersReader {
         let printed = self.printed_linear();
         let depths = || wells::well_depths(&self.set, &self.solver, &keys);
         wells::doubt_shaded_twins(&mut cells, &e.samples, depths, &printed);
-        if self.solver.min_layers(&keys).is_none() {
-            // No stack of the set shows this: something is misread. The least confident
-            // cells are the likeliest culprits; none of them may count as confident.
-            let mut order: Vec<_> = cells.positions().collect();
-            order.sort_by(|&a, &b| cells[a].confidence.total_cmp(&cells[b].confidence));
-            let worst = order.first().map_or(1.0, |&p| cells[p].confidence);
-            for p in order {
-                let r = &mut cells[p];
-                if r.confidence <= worst.max(0.999) {
-                    r.confidence = r.confidence.min(0.5);
-                }
-            }
-        }
+        complete::doubt_what_no_stack_shows(&mut cells, &keys, &self.solver, &self.keys);
         // The card first: unread cells default to it.
         let card = self.set.card();
         let palette: Vec<(Key, Srgb)> = std::iter::once(card)
