@@ -7,7 +7,8 @@
 //! light of the lamp's colour to every channel, while a shadow *scales* them, so the pixels
 //! least touched by glare are those whose smallest linear channel is lowest, up to the
 //! spread a shadow or noise makes ([`SampleParams::veil_ratio`]). The per-channel median of
-//! those is the cell's colour. When what is left out is most of the cell and sets itself
+//! those is the cell's colour (of all the pixels, where the brighter ones are the darker ones
+//! scaled: shade across the cell, not a veil). When what is left out is most of the cell and sets itself
 //! apart in two tight clusters rather than a veil's falloff, the cell shows two surfaces (a
 //! sliver of card past a shifted layer) and the other one's colour is kept too
 //! ([`CellSample::other`]): the pixels cannot say which is the cell's.
@@ -173,12 +174,21 @@ pub(crate) const MOSTLY_VEILED: f32 = 0.5;
 /// that glare clips). A highlight larger than a cell veils it evenly, leaving nothing within
 /// it to tell; its edge shows in a neighbour.
 pub fn may_be_veiled(samples: &Grid<CellSample>) -> Grid<bool> {
-    let glare = |s: &CellSample| s.veiled > MOSTLY_VEILED || s.coverage < 1.0;
+    may_be_veiled_except(samples, &samples.map(|_| false))
+}
+
+/// [`may_be_veiled`], where the cells marked in `no_glare` show no glare of their own (their
+/// "veil" has another explanation, such as shade across part of a hole): they are veiled
+/// only beside a cell that shows glare.
+pub fn may_be_veiled_except(samples: &Grid<CellSample>, no_glare: &Grid<bool>) -> Grid<bool> {
+    let glare = |p: Pos| {
+        samples
+            .get(p)
+            .is_some_and(|s| (s.veiled > MOSTLY_VEILED || s.coverage < 1.0) && !no_glare[p])
+    };
     Grid::from_fn(samples.rows(), samples.cols(), |p: Pos| {
         let (r0, c0) = (p.row.saturating_sub(1), p.col.saturating_sub(1));
-        (r0..=p.row + 1).any(|row| {
-            (c0..=p.col + 1).any(|col| samples.get(Pos::new(row, col)).is_some_and(glare))
-        })
+        (r0..=p.row + 1).any(|row| (c0..=p.col + 1).any(|col| glare(Pos::new(row, col))))
     })
 }
 
@@ -235,18 +245,26 @@ fn sample_region(
     }
     let n = usable.len();
     let (kept, left_out) = least_veiled(usable, params.veil_ratio);
-    let srgb = per_channel_median(&kept);
+    let least = per_channel_median(&kept);
     let other = (left_out.len() > kept.len())
         .then(|| two_surfaces(&kept, &left_out))
         .flatten();
-    let veil_light = added_light(srgb, &left_out).then(|| {
+    let veil_light = added_light(least, &left_out).then(|| {
         let extra = LinRgb::from_srgb(per_channel_median(&left_out));
-        let base = LinRgb::from_srgb(srgb).to_array();
+        let base = LinRgb::from_srgb(least).to_array();
         VeilLight {
             added: LinRgb::from_array(std::array::from_fn(|c| extra.to_array()[c] - base[c])),
             compressed: Clipped(extra.to_array().map(|v| v >= VeilLight::ROLL_OFF)),
         }
     });
+    // Where the brighter pixels are the darker ones scaled (shade across the cell: the
+    // bottom of a well, partly in its walls' shadow), every pixel is the cell's: its darkest
+    // part would read a shaded colour as its darker twin.
+    let srgb = if veil_light.is_none() && other.is_none() && shade_only(least, &left_out) {
+        per_channel_median(&[kept.as_slice(), left_out.as_slice()].concat())
+    } else {
+        least
+    };
     let veiled = if veil_light.is_some() {
         left_out.len() as f32 / n as f32
     } else {
@@ -373,6 +391,29 @@ fn added_light(kept: Srgb, left_out: &[[u8; 3]]) -> bool {
     let most = added.iter().copied().fold(f32::NEG_INFINITY, f32::max);
     let least = added.iter().copied().fold(f32::INFINITY, f32::min);
     added.len() >= 2 && most > 0.0 && least >= NEUTRAL_SHARE * most
+}
+
+/// Most that shade within one cell darkens part of it (linear).
+const MAX_SHADE: f32 = 4.0;
+/// Largest difference of linear chromaticity (a channel's share of the sum) between a cell's
+/// shaded and lit parts: noise and JPEG, not another colour.
+const SHADE_CHROMATICITY: f32 = 0.02;
+
+/// Whether the pixels left out as veiled (`left_out`) are the kept ones (median `kept`)
+/// scaled up, as light falling past a shadow's edge makes them, rather than light added.
+fn shade_only(kept: Srgb, left_out: &[[u8; 3]]) -> bool {
+    if left_out.is_empty() {
+        return false;
+    }
+    let dark = LinRgb::from_srgb(kept).to_array();
+    let lit = LinRgb::from_srgb(per_channel_median(left_out)).to_array();
+    if Clipped::of(LinRgb::from_array(lit)).any() {
+        return false;
+    }
+    let (sd, sl) = (dark.iter().sum::<f32>(), lit.iter().sum::<f32>());
+    sd > 0.0
+        && sl <= MAX_SHADE * sd
+        && (0..3).all(|c| (dark[c] / sd - lit[c] / sl).abs() <= SHADE_CHROMATICITY)
 }
 
 /// The median (the upper one for an even count); 0 for no values, which `span` prevents.
@@ -584,6 +625,19 @@ mod tests {
         let got = sample_cells(&img, 1, 1, &SampleParams::default()).unwrap()[Pos::new(0, 0)];
         let middle = lit_cell(sky, |_, _| 0.94, |_, _| 0.0).get_pixel(0, 2).0;
         assert!(distance(got.srgb, middle) <= 3, "{got:?} vs {middle:?}");
+    }
+
+    #[test]
+    fn a_cell_partly_in_shade_reads_as_its_lit_part_not_its_darker_twin() {
+        // Aqua at the bottom of a well, the wall's soft shadow over a third of it, down to
+        // 30% of the light: aqua so dimmed is teal, another colour of the set. (A hard
+        // shadow edge is two surfaces, which leave the cell doubtful.)
+        let aqua = [44, 225, 233];
+        let shade = |u: f32, _| 0.3 + 0.7 * ((u - 0.2) / 0.3).clamp(0.0, 1.0);
+        let img = lit_cell(aqua, shade, |_, _| 0.0);
+        let got = sample_cells(&img, 1, 1, &SampleParams::default()).unwrap()[Pos::new(0, 0)];
+        assert_eq!(got.veil_light, None, "{got:?}");
+        assert!(distance(got.srgb, aqua) <= 4, "{got:?}");
     }
 
     #[test]

@@ -45,7 +45,7 @@ use crate::locate::{upright, Candidate, LocateParams, Locator};
 use crate::read::{glare_factor, look_upright, match_order, sample_grid, ReadOptions};
 use crate::rectify::{apply_homography, Quad};
 use crate::refine::{refine, Lookup, RefineParams};
-use crate::sample::{may_be_veiled, CellSample, SampleParams, MOSTLY_VEILED};
+use crate::sample::{may_be_veiled_except, CellSample, SampleParams, MOSTLY_VEILED};
 use crate::white_balance::WhiteBalance;
 
 pub use judge::{judge, judge_against_photo, Doubt, DoubtfulCell, JudgeOptions, Judgement};
@@ -403,6 +403,24 @@ fn card_in_roll_off(
     elsewhere <= FRINGE_TINT
 }
 
+/// Whether what looks like glare in a cell may be the card itself, lit and in shade: its
+/// brighter pixels (the veil's, [`CellSample::veil_light`], or else its median) are no
+/// brighter than the best-lit card around the grid (`card_lit`) in any channel, and any pixels
+/// at the glare level are as bright as that card is anyway. The darker pixels of such a
+/// "veil" are the shade of the layers around a hole; nothing shows that light was added.
+/// (Glare over a darker colour can look the same within one cell; a highlight that strong
+/// spreads past it, which [`may_be_veiled_except`] looks for in the neighbours.)
+fn card_in_shade(s: &CellSample, card_lit: Srgb, glare_min: u8) -> bool {
+    let lit = LinRgb::from_srgb(card_lit).to_array();
+    let card_at_glare_level = card_lit.r.min(card_lit.g).min(card_lit.b) >= glare_min;
+    if s.coverage < 1.0 && !card_at_glare_level {
+        return false;
+    }
+    let base = LinRgb::from_srgb(s.srgb).to_array();
+    let added = s.veil_light.map_or([0.0; 3], |v| v.added.to_array());
+    (0..3).all(|c| base[c] + added[c] <= WASHED_PAST_CARD * lit[c])
+}
+
 /// Levels by which a cell's channel in the highlight roll-off may exceed the best-lit card's
 /// before light was added to it (a median over a cell against the card's upper tenth).
 const ROLL_OFF_NOISE: u8 = 2;
@@ -740,7 +758,6 @@ impl LayersReader {
         card_lit: Option<Srgb>,
     ) -> Grid<Reading> {
         let printed = self.printed_linear();
-        let veil = may_be_veiled(samples);
         let any_tint = veil_tints(None);
         let card = card_lit.map(LinRgb::from_srgb);
         let card_lin = card.map_or([f32::INFINITY; 3], |c| c.to_array());
@@ -750,8 +767,8 @@ impl LayersReader {
             let lab = Lab::from_srgb(c);
             [lab.a, lab.b]
         });
-        Grid::from_fn(samples.rows(), samples.cols(), |p| {
-            let s = &samples[p];
+        // First each cell's plain reading: balanced, with the channels whose level is unknown.
+        let plain = samples.map(|s| {
             let raw = LinRgb::from_srgb(s.srgb);
             // A channel the balance lifts past white is brighter than any printed surface can
             // be under this light: a highlight, whose true level is unknown, like a clipped
@@ -764,6 +781,17 @@ impl LayersReader {
                 camera_clipped[c] || lifted[c] > PAST_WHITE
             }));
             let r = classifier.classify_clipped(balance.apply(s.srgb), clipped);
+            (raw, balanced, clipped, r)
+        });
+        let shaded_hole = Grid::from_fn(samples.rows(), samples.cols(), |p| {
+            let glare_min = SampleParams::default().glare_min;
+            plain[p].3.label == Some(self.set.card())
+                && card_lit.is_some_and(|c| card_in_shade(&samples[p], c, glare_min))
+        });
+        let veil = may_be_veiled_except(samples, &shaded_hole);
+        Grid::from_fn(samples.rows(), samples.cols(), |p| {
+            let s = &samples[p];
+            let (raw, balanced, clipped, r) = plain[p];
             // Mostly glare, but what shows at its edge is the card in the highlight roll-off
             // (an over-exposed hole): the glare is more of that card and hides nothing.
             let coverage = match (s.fringe, card_lit) {
@@ -807,7 +835,7 @@ impl LayersReader {
             // colour need not be the light the balance corrected for).
             let own_tilt = s
                 .veil_light
-                .filter(|_| s.veiled > MOSTLY_VEILED && !clipped.any())
+                .filter(|_| veil[p] && s.veiled > MOSTLY_VEILED && !clipped.any())
                 .and_then(|v| v.tilt(balance.gains));
             if let (Some(tilt), true) = (own_tilt, confidence < rescue) {
                 if let Some((k, c)) = classify_under_veil(

@@ -9,6 +9,8 @@ use tablejudge_render::{
 use tablejudge_rules::layers::LayersSet;
 use tablejudge_rules::{Grid, Key, Pos};
 
+use crate::sample::VeilLight;
+
 use super::*;
 
 pub(crate) fn set(name: &str) -> LayersSet {
@@ -589,6 +591,57 @@ fn a_veiled_colour_reads_as_the_darker_colour_beneath_but_the_card_stays_card() 
     assert!(read[blue].confidence <= 0.5, "{:?}", read[blue]);
     assert_eq!(read[hole].label, Some(set.card()), "{:?}", read[hole]);
     assert!(read[hole].confidence <= 0.5, "{:?}", read[hole]);
+}
+
+#[test]
+fn a_hole_partly_in_its_walls_shade_is_card_unless_glare_shows_beside_it() {
+    // A hole whose darker part is greyish, as olive under a veil would be, and whose lighter
+    // part is the card as lit around the grid: nothing was added to it, so alone it is a
+    // hole in the shade of the layers around it. Beside a veiled cell, a highlight may
+    // cover both, and the hole is doubtful, as in the test above.
+    let set = set("reference");
+    let reader = LayersReader::new(&set).unwrap();
+    let classifier = reader.classifier(&LayersReadOptions::default()).unwrap();
+    let lin = |k: char| LinRgb::from_srgb(set.colors()[&Key::new(k).unwrap()].srgb);
+    let card = Srgb::new(0xf2, 0xef, 0xe6);
+    let dark = LinRgb::from_array(lin('o').to_array().map(|c| c + 0.6));
+    let lit = LinRgb::from_srgb(card).to_array();
+    let added = LinRgb::from_array(std::array::from_fn(|c| lit[c] - dark.to_array()[c]));
+    let shaded_hole = CellSample {
+        veiled: 0.8,
+        veil_light: Some(VeilLight {
+            added,
+            compressed: Clipped([false; 3]),
+        }),
+        ..CellSample::plain(dark.to_srgb())
+    };
+    let mut samples = Grid::filled(4, 4, sample(Srgb::new(181, 30, 45), 1.0, 0.0));
+    let (hole, beside) = (Pos::new(0, 1), Pos::new(0, 0));
+    samples[hole] = shaded_hole;
+    let read = reader.classify(&classifier, &samples, &WhiteBalance::IDENTITY, Some(card));
+    assert_eq!(read[hole].label, Some(set.card()), "{:?}", read[hole]);
+    assert!(read[hole].confidence > 0.99, "{:?}", read[hole]);
+    let blue = LinRgb::from_array(lin('b').to_array().map(|c| c + 0.25)).to_srgb();
+    samples[beside] = sample(blue, 1.0, 0.8);
+    let read = reader.classify(&classifier, &samples, &WhiteBalance::IDENTITY, Some(card));
+    let proves = JudgeOptions::default().mismatch_confidence;
+    assert!(read[hole].confidence < proves, "{:?}", read[hole]);
+}
+
+#[test]
+fn pixels_at_the_glare_level_are_the_card_itself_where_the_lit_card_reaches_it() {
+    // A bright photo: the best-lit card around the grid reads (253, 252, 250), and a tenth
+    // of a hole's pixels reach the glare level (250) too. Where the card stays below that
+    // level, such pixels are light added.
+    let hole = CellSample {
+        coverage: 0.91,
+        ..CellSample::plain(Srgb::new(243, 241, 234))
+    };
+    let glare_min = SampleParams::default().glare_min;
+    assert!(card_in_shade(&hole, Srgb::new(253, 252, 250), glare_min));
+    assert!(!card_in_shade(&hole, Srgb::new(246, 244, 238), glare_min));
+    // Brighter than the lit card in a channel: light was added.
+    assert!(!card_in_shade(&hole, Srgb::new(253, 252, 220), glare_min));
 }
 
 #[test]
