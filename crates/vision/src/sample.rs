@@ -13,7 +13,8 @@
 //! sliver of card past a shifted layer) and the other one's colour is kept too
 //! ([`CellSample::other`]): the pixels cannot say which is the cell's.
 
-use image::RgbImage;
+use image::{GrayImage, Luma, RgbImage};
+use imageproc::filter::box_filter;
 use tablejudge_rules::{Grid, Pos, Srgb};
 
 use crate::colour::{Clipped, LinRgb};
@@ -243,7 +244,6 @@ fn sample_region(
             veil_light: None,
         };
     }
-    let n = usable.len();
     let (kept, left_out) = least_veiled(usable, params.veil_ratio);
     let least = per_channel_median(&kept);
     let other = (left_out.len() > kept.len())
@@ -265,8 +265,11 @@ fn sample_region(
     } else {
         least
     };
+    // How much of the cell the veil covers, from each pixel's smallest channel averaged over
+    // its 3×3 neighbourhood: a veil is smooth across a cell, sensor noise is not, and noise
+    // alone spreads the darkest tenth below the rest as a veil's falloff does.
     let veiled = if veil_light.is_some() {
-        left_out.len() as f32 / n as f32
+        smoothly_veiled(&pixels, xs.len(), params)
     } else {
         0.0
     };
@@ -311,6 +314,31 @@ fn least_veiled(pixels: Vec<[u8; 3]>, ratio: f32) -> (Vec<[u8; 3]>, Vec<[u8; 3]>
     pixels
         .into_iter()
         .partition(|p| smallest_linear(p) <= limit)
+}
+
+/// The fraction of the usable pixels (under the glare level) of a `width`-wide region whose
+/// smallest channel, averaged over their 3×3 neighbourhood, lies past the veil limit of
+/// [`least_veiled`] set by the averaged values' lowest tenth.
+fn smoothly_veiled(pixels: &[[u8; 3]], width: usize, params: &SampleParams) -> f32 {
+    let height = pixels.len() / width.max(1);
+    let lows = GrayImage::from_fn(width as u32, height as u32, |x, y| {
+        let p = pixels[y as usize * width + x as usize];
+        Luma([p[0].min(p[1]).min(p[2])])
+    });
+    let smooth = box_filter(&lows, 1, 1);
+    let mut usable: Vec<f32> = pixels
+        .iter()
+        .zip(smooth.as_raw())
+        .filter(|(p, _)| p.iter().min().is_some_and(|&m| m < params.glare_min))
+        .map(|(_, &low)| LinRgb::from_srgb(Srgb::new(low, low, low)).r)
+        .collect();
+    if usable.len() < 4 {
+        return 0.0;
+    }
+    let n = usable.len();
+    let low_decile = *usable.select_nth_unstable_by(n / 10, f32::total_cmp).1;
+    let limit = low_decile * params.veil_ratio + NOISE_FLOOR;
+    usable.iter().filter(|&&v| v > limit).count() as f32 / n as f32
 }
 
 /// A pixel's smallest channel, linear.
@@ -638,6 +666,25 @@ mod tests {
         let got = sample_cells(&img, 1, 1, &SampleParams::default()).unwrap()[Pos::new(0, 0)];
         assert_eq!(got.veil_light, None, "{got:?}");
         assert!(distance(got.srgb, aqua) <= 4, "{got:?}");
+    }
+
+    #[test]
+    fn sensor_noise_on_two_dark_channels_is_no_veil() {
+        // Bright green (green near clipping), whose red and blue are both dark, with ±16
+        // levels of brightness noise per pixel (a small sensor in dim light; JPEG's halved
+        // chroma keeps the noise in brightness): the pixels with the higher smallest channel
+        // are lighter in red and blue alike, as under neutral light added, and the darkest
+        // tenth lies well below the rest. A veil is smooth across the cell; the noise is
+        // pixel by pixel. (Pixel by pixel, 71% of the cell would count as veiled.)
+        let green = [76u8, 246, 66];
+        let mut state = 12345u32;
+        let img = RgbImage::from_fn(40, 40, |_, _| {
+            state = state.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            let noise = ((state >> 16) % 33) as i16 - 33 / 2;
+            Rgb(green.map(|v| (i16::from(v) + noise).clamp(0, 255) as u8))
+        });
+        let got = sample_cells(&img, 1, 1, &SampleParams::default()).unwrap()[Pos::new(0, 0)];
+        assert!(got.veiled <= MOSTLY_VEILED, "{got:?}");
     }
 
     #[test]
