@@ -315,9 +315,22 @@ mod tests {
         solver.min_layers(&g).is_some()
     }
 
-    /// A mission's pattern read with confidence `c`, and a pair of its cells changed so that no
-    /// stack of the set shows it, where changing back the first alone is not enough: the grid,
-    /// the first and the second cell.
+    /// `grid` read as its printed colours, every cell with `confidence`.
+    fn read_as(
+        set: &tablejudge_rules::layers::LayersSet,
+        grid: &Grid<Key>,
+        confidence: f32,
+    ) -> Grid<Reading> {
+        grid.map(|&k| Reading {
+            label: Some(k),
+            srgb: set.colors()[&k].srgb,
+            confidence,
+        })
+    }
+
+    /// A mission's pattern with a pair of its cells changed so that no stack of the set shows
+    /// it, where changing back the first alone is not enough: the grid, the first and the
+    /// second cell.
     fn misread_twice(
         set: &tablejudge_rules::layers::LayersSet,
         solver: &Solver,
@@ -351,11 +364,7 @@ mod tests {
         let set = set("reference");
         let solver = Solver::new(&set);
         let (grid, a, b) = misread_twice(&set, &solver);
-        let mut cells = grid.map(|&k| Reading {
-            label: Some(k),
-            srgb: set.colors()[&k].srgb,
-            confidence: 0.99995,
-        });
+        let mut cells = read_as(&set, &grid, 0.99995);
         cells[a].confidence = 0.3;
         cells[b].confidence = 0.9992;
         doubt_what_no_stack_shows(&mut cells, &grid, &solver, &stack_keys(&set));
@@ -368,11 +377,7 @@ mod tests {
         assert!(others.iter().all(|&c| c == 0.99995), "{others:?}");
         // A grid the set can make is left as read.
         let pattern = set.missions()[0].pattern().clone();
-        let mut cells = pattern.map(|&k| Reading {
-            label: Some(k),
-            srgb: set.colors()[&k].srgb,
-            confidence: 0.9992,
-        });
+        let mut cells = read_as(&set, &pattern, 0.9992);
         doubt_what_no_stack_shows(&mut cells, &pattern, &solver, &stack_keys(&set));
         assert!(cells.cells().iter().all(|r| r.confidence == 0.9992));
     }
@@ -384,11 +389,7 @@ mod tests {
         let set = set("reference");
         let solver = Solver::new(&set);
         let (grid, a, b) = misread_twice(&set, &solver);
-        let mut cells = grid.map(|&k| Reading {
-            label: Some(k),
-            srgb: set.colors()[&k].srgb,
-            confidence: 0.99995,
-        });
+        let mut cells = read_as(&set, &grid, 0.99995);
         let colours = stack_keys(&set);
         let right: Vec<Pos> = grid.positions().filter(|&p| p != a && p != b).collect();
         // Three right cells none of whose colourings mends the two misread ones.
