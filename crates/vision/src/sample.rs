@@ -8,9 +8,9 @@
 //! least touched by glare are those whose smallest linear channel is lowest, up to the
 //! spread a shadow or noise makes ([`SampleParams::veil_ratio`]). The per-channel median of
 //! those is the cell's colour (of all the pixels, where the brighter ones are the darker ones
-//! scaled: shade across the cell, not a veil). When what is left out is most of the cell and sets itself
-//! apart in two tight clusters rather than a veil's falloff, the cell shows two surfaces (a
-//! sliver of card past a shifted layer) and the other one's colour is kept too
+//! scaled: shade across the cell, not a veil). When what is left out is most of the cell and
+//! sets itself apart in two tight clusters rather than a veil's falloff, the cell shows two
+//! surfaces (a sliver of card past a shifted layer) and the other one's colour is kept too
 //! ([`CellSample::other`]): the pixels cannot say which is the cell's.
 
 use image::{GrayImage, Luma, RgbImage};

@@ -783,8 +783,8 @@ impl LayersReader {
             let r = classifier.classify_clipped(balance.apply(s.srgb), clipped);
             (raw, balanced, clipped, r)
         });
+        let glare_min = SampleParams::default().glare_min;
         let shaded_hole = Grid::from_fn(samples.rows(), samples.cols(), |p| {
-            let glare_min = SampleParams::default().glare_min;
             plain[p].3.label == Some(self.set.card())
                 && card_lit.is_some_and(|c| card_in_shade(&samples[p], c, glare_min))
         });
