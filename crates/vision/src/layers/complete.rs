@@ -87,13 +87,23 @@ fn some_colouring_possible(keys: &Grid<Key>, at: &[Pos], solver: &Solver, colour
         if solver.min_layers(&grid).is_some() {
             return true;
         }
-        // Next colouring (an odometer over the colours).
-        let Some(i) = choice.iter().position(|&c| c + 1 < colours.len()) else {
+        if !next_choice(&mut choice, |_| colours.len()) {
             return false;
-        };
-        choice[i] += 1;
-        choice[..i].fill(0);
+        }
     }
+}
+
+/// Advances `choice` to the next colouring, an odometer whose digit `i` counts up to
+/// `len(i)`; false once every colouring was visited (it is back at the first).
+fn next_choice(choice: &mut [usize], len: impl Fn(usize) -> usize) -> bool {
+    for (i, c) in choice.iter_mut().enumerate() {
+        *c += 1;
+        if *c < len(i) {
+            return true;
+        }
+        *c = 0;
+    }
+    false
 }
 
 /// Fills in the cells whose error probability exceeds `max_error` when the colourings of them
@@ -139,7 +149,7 @@ pub(super) fn complete_by_rules(
     // The colouring as read (every cell its nearest colour) is the one of weight 1.
     let (mut total, mut best, mut read_possible) = (0.0f32, None::<(f32, Vec<Key>)>, false);
     let mut choice = vec![0usize; doubtful.len()];
-    'all: loop {
+    loop {
         let mut weight = 1.0;
         for (i, &p) in doubtful.iter().enumerate() {
             let (k, w) = options[i][choice[i]];
@@ -153,15 +163,9 @@ pub(super) fn complete_by_rules(
                 best = Some((weight, doubtful.iter().map(|&p| grid[p]).collect()));
             }
         }
-        // Next colouring (an odometer over the options).
-        for i in 0..choice.len() {
-            choice[i] += 1;
-            if choice[i] < options[i].len() {
-                continue 'all;
-            }
-            choice[i] = 0;
+        if !next_choice(&mut choice, |i| options[i].len()) {
+            break;
         }
-        break;
     }
     let Some((weight, colours)) = best else {
         return Vec::new();
