@@ -540,24 +540,25 @@ fn surround_colour(look: &Lookup<'_>, ideal: &Quad, rows: usize, cols: usize) ->
     Some(Srgb::new(med(a)?, med(b)?, med(cc)?))
 }
 
-/// "row 2", "column 3", "rows 1–2", or "cells (1, 2), (3, 4)" (1-based, as people count).
+/// Where `cells` of a `rows`×`cols` grid lie, 1-based as people count: "cell (2, 4)", "row 2"
+/// or "column 3" when they fill it, else "cells (1, 2), (3, 4)". A row is named only when
+/// every cell of it is meant: a player told "row 2" looks at the whole row.
 pub(crate) fn describe(cells: &[Pos], rows: usize, cols: usize) -> String {
-    let _ = (rows, cols);
-    let mut rs: Vec<usize> = cells.iter().map(|p| p.row + 1).collect();
-    rs.sort_unstable();
-    rs.dedup();
-    let mut cs: Vec<usize> = cells.iter().map(|p| p.col + 1).collect();
-    cs.sort_unstable();
-    cs.dedup();
-    if rs.len() == 1 {
-        format!("row {}", rs[0])
-    } else if cs.len() == 1 {
-        format!("column {}", cs[0])
-    } else {
-        let list: Vec<String> = cells
-            .iter()
-            .map(|p| format!("({}, {})", p.row + 1, p.col + 1))
-            .collect();
-        format!("cells {}", list.join(", "))
+    let mut cells = cells.to_vec();
+    cells.sort_by_key(|p| (p.row, p.col));
+    cells.dedup();
+    let one_row = cells.windows(2).all(|w| w[0].row == w[1].row);
+    let one_col = cells.windows(2).all(|w| w[0].col == w[1].col);
+    match cells.as_slice() {
+        [p] => format!("cell ({}, {})", p.row + 1, p.col + 1),
+        [p, ..] if one_row && cells.len() == cols => format!("row {}", p.row + 1),
+        [p, ..] if one_col && cells.len() == rows => format!("column {}", p.col + 1),
+        _ => {
+            let list: Vec<String> = cells
+                .iter()
+                .map(|p| format!("({}, {})", p.row + 1, p.col + 1))
+                .collect();
+            format!("cells {}", list.join(", "))
+        }
     }
 }

@@ -324,7 +324,7 @@ fn a_5x5_grid_is_not_read_as_4x4() {
 }
 
 #[test]
-fn glare_over_a_row_asks_to_tilt_the_card() {
+fn glare_over_two_cells_names_them_and_asks_to_tilt_the_card() {
     let palette = layers_palette();
     let (mut img, corners, _) = stack_scene(0.0, 0.0, WARM, 21);
     // A specular highlight over the middle of the second row: saturated in all channels.
@@ -340,7 +340,7 @@ fn glare_over_a_row_asks_to_tilt_the_card() {
     assert!(matches!(err, ReadError::Glare { .. }), "{err}");
     assert_eq!(
         err.to_string(),
-        "glare over row 2: tilt the card or move the light"
+        "glare over cells (2, 2), (2, 3): tilt the card or move the light"
     );
 }
 
@@ -389,4 +389,19 @@ fn a_calibrated_camera_s_lens_distortion_is_undone() {
         [q[0] as f32, q[1] as f32]
     });
     assert_eq!(labels, expected_under(&truth, &ideal_corners, &read_ideal));
+}
+
+#[test]
+fn places_are_named_as_a_player_counts_them() {
+    use crate::read::describe;
+    let p = |row, col| Pos { row, col };
+    assert_eq!(describe(&[p(1, 3)], 4, 4), "cell (2, 4)");
+    assert_eq!(
+        describe(&[p(1, 0), p(1, 1), p(1, 2), p(1, 3)], 4, 4),
+        "row 2"
+    );
+    assert_eq!(describe(&[p(0, 2), p(1, 2), p(2, 2)], 3, 4), "column 3");
+    // Part of a row is not the row.
+    assert_eq!(describe(&[p(3, 2), p(3, 0)], 4, 4), "cells (4, 1), (4, 3)");
+    assert_eq!(describe(&[p(0, 0), p(2, 1)], 4, 4), "cells (1, 1), (3, 2)");
 }

@@ -204,7 +204,7 @@ fn judge_cells(
         }
     }
     if let Some((_, doubtful)) = undecided_turns.into_iter().min_by_key(|(_, d)| d.len()) {
-        return undecided(doubtful);
+        return undecided(doubtful, (rows, cols));
     }
     match best {
         Some((best_quarter_turns, mismatched)) => Judgement::Mismatch {
@@ -237,11 +237,8 @@ fn cause(r: &Reading) -> Doubt {
     }
 }
 
-fn undecided(doubtful: Vec<DoubtfulCell>) -> Judgement {
+fn undecided(doubtful: Vec<DoubtfulCell>, (rows, cols): (usize, usize)) -> Judgement {
     let places: Vec<Pos> = doubtful.iter().map(|d| d.pos).collect();
-    let (rows, cols) = places
-        .iter()
-        .fold((0, 0), |(r, c), p| (r.max(p.row + 1), c.max(p.col + 1)));
     let place = crate::read::describe(&places, rows, cols);
     let has = |c: Doubt| doubtful.iter().any(|d| d.cause == c);
     let retake = if has(Doubt::Glare) {
