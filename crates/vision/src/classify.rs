@@ -286,10 +286,42 @@ pub(crate) fn classify_under_veil(
     tints: &[[f32; 3]],
     params: ClassifierParams,
 ) -> Option<(Key, f32)> {
-    let d: Vec<(Key, f32)> = printed
+    posterior(
+        printed
+            .iter()
+            .map(|&(k, p)| (k, under_veil_min(measured, p, f32::INFINITY, tints))),
+        params,
+    )
+}
+
+/// Reads a cell as if every printed colour (white-balanced linear) lay in the shade that
+/// matches the cell's brightness (see [`Measured::delta_e_relit`]), down to `min_light`
+/// times its printed brightness: the bottom of a well. The nearest colour and its posterior,
+/// as [`classify_under_veil`] gives them; a colour the cell is darker than that is no
+/// candidate. `None` when no colour is.
+pub(crate) fn classify_in_shade(
+    measured: &Measured,
+    printed: &[(Key, LinRgb)],
+    min_light: f32,
+    params: ClassifierParams,
+) -> Option<(Key, f32)> {
+    let sum = |c: LinRgb| c.r + c.g + c.b;
+    let seen = sum(measured.corrected());
+    let lit: Vec<(Key, f32)> = printed
         .iter()
-        .map(|&(k, p)| (k, under_veil_min(measured, p, f32::INFINITY, tints)))
+        .filter(|&&(_, p)| seen >= min_light * sum(p))
+        .map(|&(k, p)| (k, measured.delta_e_relit(p, 1.0)))
         .collect();
+    posterior(lit, params)
+}
+
+/// The nearest of `distances` (ΔE₀₀ per key) and its posterior under `params`, with the
+/// "none of them" hypothesis (see the module docs).
+fn posterior(
+    distances: impl IntoIterator<Item = (Key, f32)>,
+    params: ClassifierParams,
+) -> Option<(Key, f32)> {
+    let d: Vec<(Key, f32)> = distances.into_iter().collect();
     let &(best, d_best) = d.iter().min_by(|a, b| a.1.total_cmp(&b.1))?;
     let two_s2 = 2.0 * params.sigma * params.sigma;
     let rel = |x: f32| (-(x * x - d_best * d_best) / two_s2).exp();
@@ -752,6 +784,51 @@ pub(crate) mod tests {
             let off = seen(LinRgb::from_array(c.to_array().map(|v| 0.9 * v + 0.01)));
             assert!(!rival_in_shade(&off, &printed, nearest(&off)), "{k} off");
         }
+    }
+
+    #[test]
+    fn the_card_in_a_well_s_shade_is_the_card_where_no_other_colour_in_shade_fits() {
+        // The reference set's stack colours and card.
+        let printed = printed_of(&[
+            ('w', "#f2efe6"),
+            ('b', "#2160b7"),
+            ('c', "#8dbcdf"),
+            ('f', "#257627"),
+            ('g', "#38d453"),
+            ('o', "#695621"),
+            ('p', "#e084df"),
+            ('r', "#b51e2d"),
+            ('s', "#e18264"),
+            ('v', "#9327b0"),
+            ('y', "#d2ad34"),
+        ]);
+        let params = ClassifierParams {
+            sigma: 4.0,
+            outlier_sigmas: 4.5,
+        };
+        let in_light = |h: &str, light: f32| {
+            let c = LinRgb::from_array(LinRgb::from_srgb(hex(h)).to_array().map(|v| v * light));
+            Measured::new(c, Clipped::of(c))
+        };
+        let plain =
+            Classifier::from_swatches(printed.iter().map(|&(k, c)| (k, c.to_srgb())), params)
+                .unwrap();
+        // The card in 60% of the light (a grey): a plain read is unsure of it ("none of
+        // them" is near), in shade it is surely the card.
+        let grey = in_light("#f2efe6", 0.6);
+        let unsure = plain.classify_clipped(grey.corrected().to_srgb(), Clipped::default());
+        assert_eq!(unsure.label, Some(key('w')));
+        assert!(unsure.confidence < 0.998, "{}", unsure.confidence);
+        let (k, sure) = classify_in_shade(&grey, &printed, 0.3, params).unwrap();
+        assert_eq!(k, key('w'));
+        assert!(sure > 0.999, "{sure}");
+        // Sky blue in shade stays sky blue, never the card.
+        let (k, _) = classify_in_shade(&in_light("#8dbcdf", 0.6), &printed, 0.3, params).unwrap();
+        assert_eq!(k, key('c'));
+        // Darker than any well leaves the card: a near-black cell is not the card in shade.
+        let dark = in_light("#f2efe6", 0.1);
+        let read = classify_in_shade(&dark, &printed, 0.3, params);
+        assert!(read.is_none_or(|(k, _)| k != key('w')), "{read:?}");
     }
 
     #[test]

@@ -35,8 +35,8 @@ use thiserror::Error;
 
 use crate::camera::Camera;
 use crate::classify::{
-    best_under_veil, classify_under_veil, nearest_under_veil, rival_in_shade, rival_under_veil,
-    under_veil_delta_e, veil_tints, Classifier, ClassifierParams, Reading,
+    best_under_veil, classify_in_shade, classify_under_veil, nearest_under_veil, rival_in_shade,
+    rival_under_veil, under_veil_delta_e, veil_tints, Classifier, ClassifierParams, Reading,
 };
 use crate::colour::{Clipped, Lab, LinRgb, Measured};
 use crate::error::VisionError;
@@ -811,6 +811,17 @@ impl LayersReader {
             };
             let washed = clipped.0.iter().filter(|&&c| c).count() >= 2 && (0..3).any(brighter);
             let measured = Measured::new(balanced, clipped);
+            // A hole is a well through the stack, and the card at its bottom lies in its
+            // walls' shade, duller than the card around the grid. Where no colour explains the
+            // cell in any shade a well allows as well as the card does, it is the card,
+            // however dim (a plain read takes a grey for "none of them").
+            if r.label == Some(self.set.card()) && !veil[p] && !clipped.any() {
+                let shaded =
+                    classify_in_shade(&measured, &printed, MIN_WELL_LIGHT, classifier.params());
+                if let Some((_, c)) = shaded.filter(|&(k, _)| Some(k) == r.label) {
+                    confidence = confidence.max(c * glare_factor(coverage.clamp(0.0, 1.0)));
+                }
+            }
             let mut label = r.label;
             if let (true, Some(l)) = (veil[p], r.label) {
                 // Under a veil a darker colour may lie beneath; where one explains a coloured
@@ -1410,6 +1421,10 @@ fn card_sides_median(
         median(sides.iter().flatten())
     }
 }
+
+/// The least light at the bottom of a well, relative to the card around the grid: a well
+/// no deeper than it is wide sees at least a third of the sky the open card sees.
+const MIN_WELL_LIGHT: f32 = 0.3;
 
 /// Most light on a stack's side wall, relative to the frame's top: a wall may face a low
 /// lamp.

@@ -629,6 +629,30 @@ fn a_hole_partly_in_its_walls_shade_is_card_unless_glare_shows_beside_it() {
 }
 
 #[test]
+fn the_card_dim_at_the_bottom_of_a_well_is_read_surely_as_the_card() {
+    // A hole whose card lies in its walls' shade, at 60% of the light on the card around
+    // the grid: a grey that a plain read takes for "none of them" as much as for the card.
+    // No other colour of the set, in any shade, is that grey. Darker than any well leaves
+    // the card, a grey stays unsure.
+    let set = set("reference");
+    let reader = LayersReader::new(&set).unwrap();
+    let classifier = reader.classifier(&LayersReadOptions::default()).unwrap();
+    let card = Srgb::new(0xf2, 0xef, 0xe6);
+    let in_light = |light: f32| {
+        LinRgb::from_array(LinRgb::from_srgb(card).to_array().map(|c| c * light)).to_srgb()
+    };
+    let mut samples = Grid::filled(4, 4, sample(Srgb::new(181, 30, 45), 1.0, 0.0));
+    let (well, deep) = (Pos::new(1, 1), Pos::new(2, 2));
+    samples[well] = CellSample::plain(in_light(0.6));
+    samples[deep] = CellSample::plain(in_light(0.12));
+    let read = reader.classify(&classifier, &samples, &WhiteBalance::IDENTITY, Some(card));
+    let sure = 1.0 - JudgeOptions::default().max_cell_error;
+    assert_eq!(read[well].label, Some(set.card()), "{:?}", read[well]);
+    assert!(read[well].confidence >= sure, "{:?}", read[well]);
+    assert!(read[deep].confidence < sure, "{:?}", read[deep]);
+}
+
+#[test]
 fn pixels_at_the_glare_level_are_the_card_itself_where_the_lit_card_reaches_it() {
     // A bright photo: the best-lit card around the grid reads (253, 252, 250), and a tenth
     // of a hole's pixels reach the glare level (250) too. Where the card stays below that
