@@ -708,6 +708,31 @@ pub(crate) mod tests {
             .collect()
     }
 
+    /// The reference set's stack colours and card, printed.
+    fn reference_printed() -> Vec<(Key, LinRgb)> {
+        printed_of(&[
+            ('w', "#f2efe6"),
+            ('b', "#2160b7"),
+            ('c', "#8dbcdf"),
+            ('f', "#257627"),
+            ('g', "#38d453"),
+            ('o', "#695621"),
+            ('p', "#e084df"),
+            ('r', "#b51e2d"),
+            ('s', "#e18264"),
+            ('v', "#9327b0"),
+            ('y', "#d2ad34"),
+        ])
+    }
+
+    /// σ 4 ΔE₀₀ and outliers at 4.5σ, as `LayersReadOptions::default` sets them.
+    fn layers_params() -> ClassifierParams {
+        ClassifierParams {
+            sigma: 4.0,
+            outlier_sigmas: 4.5,
+        }
+    }
+
     #[test]
     fn a_darker_colour_beneath_a_veil_is_a_rival() {
         let any = veil_tints(None);
@@ -788,24 +813,7 @@ pub(crate) mod tests {
 
     #[test]
     fn the_card_in_a_well_s_shade_is_the_card_where_no_other_colour_in_shade_fits() {
-        // The reference set's stack colours and card.
-        let printed = printed_of(&[
-            ('w', "#f2efe6"),
-            ('b', "#2160b7"),
-            ('c', "#8dbcdf"),
-            ('f', "#257627"),
-            ('g', "#38d453"),
-            ('o', "#695621"),
-            ('p', "#e084df"),
-            ('r', "#b51e2d"),
-            ('s', "#e18264"),
-            ('v', "#9327b0"),
-            ('y', "#d2ad34"),
-        ]);
-        let params = ClassifierParams {
-            sigma: 4.0,
-            outlier_sigmas: 4.5,
-        };
+        let (printed, params) = (reference_printed(), layers_params());
         let in_light = |h: &str, light: f32| {
             let c = LinRgb::from_array(LinRgb::from_srgb(hex(h)).to_array().map(|v| v * light));
             Measured::new(c, Clipped::of(c))
@@ -833,24 +841,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_veil_of_measured_colour_tells_which_colour_lies_beneath() {
-        // The reference set's stack colours and card.
-        let printed = printed_of(&[
-            ('w', "#f2efe6"),
-            ('b', "#2160b7"),
-            ('c', "#8dbcdf"),
-            ('f', "#257627"),
-            ('g', "#38d453"),
-            ('o', "#695621"),
-            ('p', "#e084df"),
-            ('r', "#b51e2d"),
-            ('s', "#e18264"),
-            ('v', "#9327b0"),
-            ('y', "#d2ad34"),
-        ]);
-        let params = ClassifierParams {
-            sigma: 4.0,
-            outlier_sigmas: 4.5,
-        };
+        let (printed, params) = (reference_printed(), layers_params());
         let neutral = veil_tints(Some(0.0));
         let under = |h: &str, v: f32, tint: [f32; 3]| {
             let p = LinRgb::from_srgb(hex(h)).to_array();
