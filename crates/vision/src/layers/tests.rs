@@ -21,6 +21,14 @@ pub(crate) fn set(name: &str) -> LayersSet {
     LayersSet::from_json(json, name).unwrap()
 }
 
+/// A set, its reader and the reader's classifier under the default options.
+fn reader_of(name: &str) -> (LayersSet, LayersReader, Classifier) {
+    let set = set(name);
+    let reader = LayersReader::new(&set).unwrap();
+    let classifier = reader.classifier(&LayersReadOptions::default()).unwrap();
+    (set, reader, classifier)
+}
+
 pub(crate) fn scene(
     set: &LayersSet,
     seed: u64,
@@ -389,9 +397,7 @@ fn a_hole_as_bright_as_the_best_lit_card_is_no_washed_out_colour() {
     // the grid lies partly in the stack's shadow and is dimmer in blue than the hole; the
     // best-lit card is not. Only light added to the hole (glare) could make it brighter than
     // that, and then another colour could lie beneath.
-    let set = set("reference");
-    let reader = LayersReader::new(&set).unwrap();
-    let classifier = reader.classifier(&LayersReadOptions::default()).unwrap();
+    let (set, reader, classifier) = reader_of("reference");
     let cell = |srgb: Srgb, coverage: f32| sample(srgb, coverage, 0.0);
     let mut samples = Grid::filled(4, 4, cell(Srgb::new(181, 30, 45), 1.0));
     let hole = Pos::new(0, 0);
@@ -419,9 +425,7 @@ fn quantiles_are_per_channel() {
 
 #[test]
 fn a_cell_showing_two_surfaces_of_different_colours_is_doubtful() {
-    let set = set("parlour");
-    let reader = LayersReader::new(&set).unwrap();
-    let classifier = reader.classifier(&LayersReadOptions::default()).unwrap();
+    let (set, reader, classifier) = reader_of("parlour");
     let printed = |k: char| set.colors()[&Key::new(k).unwrap()].srgb;
     let plain = CellSample::plain(printed('d'));
     let mut samples = Grid::filled(5, 5, plain);
@@ -551,9 +555,7 @@ fn a_cell_brighter_than_the_card_in_its_roll_off_is_washed_out() {
     // highlight roll-off, blue still below full scale. A sky-blue cell under a veil reads
     // (248, 255, 255), bluer than any hole can be: light was added to it, and a colour
     // beneath the veil fits as well as the card. A hole beside it reads like the card.
-    let set = set("reference");
-    let reader = LayersReader::new(&set).unwrap();
-    let classifier = reader.classifier(&LayersReadOptions::default()).unwrap();
+    let (set, reader, classifier) = reader_of("reference");
     let cell = |srgb: Srgb, veiled: f32| sample(srgb, 1.0, veiled);
     let mut samples = Grid::filled(4, 4, cell(Srgb::new(181, 30, 45), 0.0));
     // The veil's edge shows in a neighbour.
@@ -573,9 +575,7 @@ fn a_veiled_colour_reads_as_the_darker_colour_beneath_but_the_card_stays_card() 
     // A highlight veils a blue cell (it looks sky blue) and a hole (a greyish card, which
     // olive under a veil mimics exactly). Both are doubtful; the blue is read as blue, the
     // likelier colour beneath; the hole stays card, the lightest surface.
-    let set = set("reference");
-    let reader = LayersReader::new(&set).unwrap();
-    let classifier = reader.classifier(&LayersReadOptions::default()).unwrap();
+    let (set, reader, classifier) = reader_of("reference");
     let lin = |k: char| LinRgb::from_srgb(set.colors()[&Key::new(k).unwrap()].srgb);
     let veiled = |k: char, v: f32| {
         let c = LinRgb::from_array(lin(k).to_array().map(|c| c + v)).to_srgb();
@@ -599,9 +599,7 @@ fn a_hole_partly_in_its_walls_shade_is_card_unless_glare_shows_beside_it() {
     // part is the card as lit around the grid: nothing was added to it, so alone it is a
     // hole in the shade of the layers around it. Beside a veiled cell, a highlight may
     // cover both, and the hole is doubtful, as in the test above.
-    let set = set("reference");
-    let reader = LayersReader::new(&set).unwrap();
-    let classifier = reader.classifier(&LayersReadOptions::default()).unwrap();
+    let (set, reader, classifier) = reader_of("reference");
     let lin = |k: char| LinRgb::from_srgb(set.colors()[&Key::new(k).unwrap()].srgb);
     let card = Srgb::new(0xf2, 0xef, 0xe6);
     let dark = LinRgb::from_array(lin('o').to_array().map(|c| c + 0.6));
@@ -634,9 +632,7 @@ fn the_card_dim_at_the_bottom_of_a_well_is_read_surely_as_the_card() {
     // the grid: a grey that a plain read takes for "none of them" as much as for the card.
     // No other colour of the set, in any shade, is that grey. Darker than any well leaves
     // the card, a grey stays unsure.
-    let set = set("reference");
-    let reader = LayersReader::new(&set).unwrap();
-    let classifier = reader.classifier(&LayersReadOptions::default()).unwrap();
+    let (set, reader, classifier) = reader_of("reference");
     let card = Srgb::new(0xf2, 0xef, 0xe6);
     let in_light = |light: f32| {
         LinRgb::from_array(LinRgb::from_srgb(card).to_array().map(|c| c * light)).to_srgb()
@@ -674,9 +670,7 @@ fn a_mostly_clipped_hole_is_card_when_its_fringe_is_the_card_dimmed() {
     // of a hole and of a sky-blue cell under a highlight are above the glare level. The few
     // left of the hole are the card a little dimmer; those of the sky-blue cell are bluer
     // than the card, the colour beneath the highlight showing at its edge.
-    let set = set("reference");
-    let reader = LayersReader::new(&set).unwrap();
-    let classifier = reader.classifier(&LayersReadOptions::default()).unwrap();
+    let (set, reader, classifier) = reader_of("reference");
     let mostly_glare = |srgb: Srgb, fringe: Srgb| CellSample {
         fringe: Some(fringe),
         ..sample(srgb, 0.04, 0.0)
@@ -754,9 +748,7 @@ fn a_clipped_ivory_frame_leaves_the_gain_to_the_fallback_within_its_bounds() {
 
 #[test]
 fn a_cell_under_a_veil_of_known_colour_is_read_as_the_colour_beneath() {
-    let set = set("reference");
-    let reader = LayersReader::new(&set).unwrap();
-    let classifier = reader.classifier(&LayersReadOptions::default()).unwrap();
+    let (set, reader, classifier) = reader_of("reference");
     let printed = |k: char| set.colors()[&Key::new(k).unwrap()].srgb;
     let mut samples = Grid::filled(4, 4, sample(printed('r'), 1.0, 0.0));
     // Forest green under a neutral veil a third of white, most of the cell veiled even more.
@@ -795,9 +787,7 @@ fn a_cell_under_a_veil_of_known_colour_is_read_as_the_colour_beneath() {
 
 #[test]
 fn a_colour_the_balance_lifts_past_white_is_not_the_card() {
-    let set = set("reference");
-    let reader = LayersReader::new(&set).unwrap();
-    let classifier = reader.classifier(&LayersReadOptions::default()).unwrap();
+    let (set, reader, classifier) = reader_of("reference");
     let printed = |k: char| set.colors()[&Key::new(k).unwrap()].srgb;
     // A dim photo: the balance doubles every channel.
     let dim = |c: Srgb| {
