@@ -27,6 +27,7 @@ mod layers_scene;
 mod layers_tests;
 mod light;
 mod objects;
+mod raytrace;
 mod table;
 
 pub use camera::CameraSpec;
