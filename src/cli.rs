@@ -122,6 +122,34 @@ pub enum RenderCommand {
         #[arg(long, value_enum, default_value_t = DistractorsArg::Some)]
         distractors: DistractorsArg,
     },
+    /// Render Camouflage boards of a set, played at random from a starting board: JPEG photos
+    /// with `.truth.json` ground truth beside them.
+    Camouflage {
+        /// The Camouflage set file.
+        #[arg(long)]
+        set: PathBuf,
+        /// The folder to write into (created if missing).
+        #[arg(long)]
+        out: PathBuf,
+        /// How many scenes.
+        #[arg(long, default_value_t = 1)]
+        n: usize,
+        /// Random seed: the same seed renders the same scenes.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// How many cards lie on each board, the starting three included (3 to 40).
+        #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u16).range(3..=40))]
+        cards: u16,
+        /// The side of the cards face up (a side name of the set; its first side when omitted).
+        #[arg(long)]
+        side: Option<String>,
+        /// Image size, WIDTHxHEIGHT.
+        #[arg(long, default_value = "1920x1080", value_parser = parse_size)]
+        size: (u32, u32),
+        /// How degraded the photos are.
+        #[arg(long, value_enum, default_value_t = DegradationArg::Realistic)]
+        degradation: DegradationArg,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

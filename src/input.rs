@@ -40,6 +40,19 @@ pub fn load_layers_set(path: &Path) -> Result<tablejudge_rules::layers::LayersSe
     }
 }
 
+/// Reads a set file that must be a Camouflage set.
+pub fn load_camouflage_set(path: &Path) -> Result<tablejudge_rules::camouflage::CamouflageSet> {
+    match load_set(path)? {
+        AnySet::Camouflage(set) => Ok(set),
+        _ => Err(BadInput(format!(
+            "{}: not a Camouflage set (its format is not \"{}\"): pass a Camouflage set file, e.g. models/camouflage/reference.json",
+            path.display(),
+            tablejudge_rules::camouflage::CAMOUFLAGE_FORMAT
+        ))
+        .into()),
+    }
+}
+
 /// Reads a palette file (`tablejudge/palette@1`).
 pub fn load_palette(path: &Path) -> Result<tablejudge_rules::Palette> {
     match load_set(path)? {

@@ -2,6 +2,7 @@
 
 mod util;
 
+mod camouflage_cli;
 mod enroll;
 mod grid_read;
 mod layers_cli;

@@ -110,6 +110,25 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             near_miss,
             distractors,
         }),
+        Command::Render(RenderCommand::Camouflage {
+            set,
+            out,
+            n,
+            seed,
+            cards,
+            side,
+            size,
+            degradation,
+        }) => render::camouflage(render::RenderCamouflage {
+            set: &set,
+            out: &out,
+            n,
+            seed,
+            cards: usize::from(cards),
+            side: side.as_deref(),
+            size,
+            degradation,
+        }),
     }
 }
 

@@ -219,7 +219,7 @@ pub struct LayersSceneSpec {
     pub sensor: SensorSpec,
 }
 
-fn uniform(rng: &mut impl Rng, a: f64, b: f64) -> f64 {
+pub(crate) fn uniform(rng: &mut impl Rng, a: f64, b: f64) -> f64 {
     if a < b {
         rng.gen_range(a..b)
     } else {
@@ -227,11 +227,11 @@ fn uniform(rng: &mut impl Rng, a: f64, b: f64) -> f64 {
     }
 }
 
-fn chance(rng: &mut impl Rng, p: f64) -> bool {
+pub(crate) fn chance(rng: &mut impl Rng, p: f64) -> bool {
     rng.gen::<f64>() < p
 }
 
-fn jitter(rng: &mut impl Rng, c: Srgb, amount: f64) -> Srgb {
+pub(crate) fn jitter(rng: &mut impl Rng, c: Srgb, amount: f64) -> Srgb {
     let f = |v: u8, rng: &mut dyn rand::RngCore| {
         let d = (rng.gen::<f64>() * 2.0 - 1.0) * amount;
         (f64::from(v) + d).clamp(0.0, 255.0) as u8
@@ -239,7 +239,7 @@ fn jitter(rng: &mut impl Rng, c: Srgb, amount: f64) -> Srgb {
     Srgb::new(f(c.r, rng), f(c.g, rng), f(c.b, rng))
 }
 
-fn pick<T: Copy>(rng: &mut impl Rng, items: &[T]) -> T {
+pub(crate) fn pick<T: Copy>(rng: &mut impl Rng, items: &[T]) -> T {
     items[rng.gen_range(0..items.len())]
 }
 
@@ -249,7 +249,7 @@ fn jpick(rng: &mut impl Rng, hexes: &[u32], amount: f64) -> Srgb {
     jitter(rng, c, amount)
 }
 
-fn srgb(hex: u32) -> Srgb {
+pub(crate) fn srgb(hex: u32) -> Srgb {
     Srgb::new((hex >> 16) as u8, (hex >> 8) as u8, hex as u8)
 }
 
@@ -392,7 +392,7 @@ fn named(set: &LayersSet, p: &Placement) -> Result<NamedPlacement, RenderError> 
         .ok_or_else(|| RenderError::UnknownLayer(p.layer.to_string()))
 }
 
-fn random_table(rng: &mut impl Rng) -> TableSpec {
+pub(crate) fn random_table(rng: &mut impl Rng) -> TableSpec {
     let angle_deg = uniform(rng, 0.0, 180.0);
     match rng.gen_range(0..5) {
         0 => {
@@ -463,13 +463,14 @@ fn random_table(rng: &mut impl Rng) -> TableSpec {
     }
 }
 
-/// Random light for a scene whose stack centre is `centre` and stack frame `stack`.
-fn random_light(
+/// Random light for a scene centred on `centre` whose subject covers `[0, extent]` of the
+/// frame `area` maps to the table (glare often falls on it).
+pub(crate) fn random_light(
     rng: &mut impl Rng,
     degradation: Degradation,
     centre: [f64; 2],
-    stack: &StackSpec,
-    cells: (usize, usize),
+    area: &dyn Fn([f64; 2]) -> [f64; 2],
+    extent: [f64; 2],
     edge_point: [f64; 2],
 ) -> LightSpec {
     if degradation == Degradation::Clean {
@@ -482,7 +483,7 @@ fn random_light(
     let lamp_off = rotate([lamp_far, 0.0], lamp_dir);
     let mut shadows = Vec::new();
     if chance(rng, if harsh { 0.6 } else { 0.3 }) {
-        let reach = uniform(rng, 0.0, cells.1 as f64);
+        let reach = uniform(rng, 0.0, extent[0]);
         let to = rotate([reach, 0.0], uniform(rng, 0.0, 360.0));
         let depth = if harsh {
             uniform(rng, 0.5, 0.85)
@@ -499,7 +500,7 @@ fn random_light(
     }
     if chance(rng, if harsh { 0.4 } else { 0.25 }) {
         let at = rotate(
-            [uniform(rng, 0.0, cells.1 as f64), 0.0],
+            [uniform(rng, 0.0, extent[0]), 0.0],
             uniform(rng, 0.0, 360.0),
         );
         shadows.push(ShadowSpec::Edge {
@@ -518,10 +519,7 @@ fn random_light(
         for _ in 0..rng.gen_range(1..=2) {
             // Often right over the cells: that is where a lamp above the table reflects.
             let center = if chance(rng, 0.6) {
-                stack.to_world([
-                    uniform(rng, 0.0, cells.1 as f64),
-                    uniform(rng, 0.0, cells.0 as f64),
-                ])
+                area([uniform(rng, 0.0, extent[0]), uniform(rng, 0.0, extent[1])])
             } else {
                 let d = rotate([uniform(rng, 0.0, 8.0), 0.0], uniform(rng, 0.0, 360.0));
                 [centre[0] + d[0], centre[1] + d[1]]
@@ -560,7 +558,7 @@ fn random_light(
     }
 }
 
-fn random_sensor(rng: &mut impl Rng, degradation: Degradation) -> SensorSpec {
+pub(crate) fn random_sensor(rng: &mut impl Rng, degradation: Degradation) -> SensorSpec {
     let noise_seed = rng.gen();
     match degradation {
         Degradation::Clean => SensorSpec {
@@ -848,7 +846,14 @@ impl LayersSceneSpec {
         }
 
         let arm_from = edge_ground(rng, 0.3).unwrap_or([card_r * 4.0, 0.0]);
-        let light = random_light(rng, degradation, [0.0, 0.0], &stack, (rows, cols), arm_from);
+        let light = random_light(
+            rng,
+            degradation,
+            [0.0, 0.0],
+            &|p| stack.to_world(p),
+            [cols as f64, rows as f64],
+            arm_from,
+        );
         let sensor = random_sensor(rng, degradation);
         Ok(LayersSceneSpec {
             seed,
@@ -937,7 +942,6 @@ fn random_camera(
     stack: &StackSpec,
     degradation: Degradation,
 ) -> CameraSpec {
-    let (w, h) = (f64::from(options.width), f64::from(options.height));
     let f = set.frame_width();
     let (cols, rows) = (set.cols() as f64, set.rows() as f64);
     let side = cols.max(rows) + 2.0 * f;
@@ -950,13 +954,29 @@ fn random_camera(
         [-f - m[0], rows + f + m[3]],
     ]
     .map(|p| stack.to_world(p));
+    let size = (options.width, options.height);
+    random_camera_on(rng, size, degradation, centre, side, &card, [0.2, 0.5])
+}
+
+/// A random camera looking near `centre` that sees every point of `must_see`, a thing `side`
+/// across spanning `fraction[0]` to `fraction[0] + fraction[1]` of the image's shorter side.
+pub(crate) fn random_camera_on(
+    rng: &mut impl Rng,
+    (width, height): (u32, u32),
+    degradation: Degradation,
+    centre: [f64; 2],
+    side: f64,
+    must_see: &[[f64; 2]],
+    fraction: [f64; 2],
+) -> CameraSpec {
+    let (w, h) = (f64::from(width), f64::from(height));
     let mut best = None;
     for attempt in 0..200 {
         // Shrink the ranges as attempts fail, so that a fitting camera is always found.
         let ease = 1.0 - attempt as f64 / 250.0;
         let hfov = uniform(rng, 50.0, 75.0).to_radians();
         let focal_px = (w * 0.5) / (hfov * 0.5).tan();
-        let fraction = uniform(rng, 0.2, 0.2 + 0.5 * ease);
+        let fraction = uniform(rng, fraction[0], fraction[0] + fraction[1] * ease);
         let distance = focal_px * side / (fraction * w.min(h));
         let span = w.min(h) / fraction * side / w.min(h);
         let off = rotate(
@@ -973,8 +993,8 @@ fn random_camera(
             Degradation::Harsh => uniform(rng, 0.0, 0.1),
         };
         let spec = CameraSpec {
-            width: options.width,
-            height: options.height,
+            width,
+            height,
             focal_px,
             principal: [
                 (w - 1.0) * 0.5 + uniform(rng, -0.01, 0.01) * w,
@@ -989,7 +1009,7 @@ fn random_camera(
             roll_deg: uniform(rng, 0.0, 360.0),
         };
         let cam = Camera::new(&spec);
-        let fits = card.iter().all(|p| {
+        let fits = must_see.iter().all(|p| {
             cam.project([p[0], p[1], 0.0]).is_some_and(|q| {
                 q[0] > 0.02 * w && q[1] > 0.02 * h && q[0] < 0.98 * w && q[1] < 0.98 * h
             })
@@ -1002,8 +1022,8 @@ fn random_camera(
     // Unreachable in practice (the last attempts look straight down at a small stack);
     // keep the last try rather than fail.
     best.unwrap_or_else(|| CameraSpec {
-        width: options.width,
-        height: options.height,
+        width,
+        height,
         focal_px: w,
         principal: [(w - 1.0) * 0.5, (h - 1.0) * 0.5],
         distortion_k1: 0.0,

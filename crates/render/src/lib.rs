@@ -19,6 +19,7 @@
 #![forbid(unsafe_code)]
 
 mod camera;
+mod camouflage;
 mod degrade;
 mod font;
 mod layers_render;
@@ -31,6 +32,10 @@ mod raytrace;
 mod table;
 
 pub use camera::CameraSpec;
+pub use camouflage::{
+    render_camouflage, CamouflageScene, CamouflageSceneSpec, CamouflageTruth, CardMaterial,
+    CardSpec, SquareTruth, CAMOUFLAGE_TRUTH_FORMAT,
+};
 pub use degrade::{encode_jpeg, SensorSpec};
 pub use layers_render::{
     render_layers, CellTruth, Corners, DistractorTruth, LayerTruth, LayersScene, LayersTruth,
@@ -111,6 +116,12 @@ pub enum RenderError {
     Stack(#[from] tablejudge_rules::layers::StackError),
     #[error("a scene with {0} objects is too large to render (at most 65535)")]
     TooManyObjects(usize),
+    #[error("card {0:?} is not in the set")]
+    UnknownCard(String),
+    #[error("side {0:?} is not in the set")]
+    UnknownSide(String),
+    #[error("a board with no cards has nothing to render")]
+    EmptyBoard,
     #[error("JPEG encoding failed: {0}")]
     Jpeg(String),
 }

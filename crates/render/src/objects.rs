@@ -50,6 +50,90 @@ pub(crate) enum Shape {
     },
     /// A disc of `radius` centred on the local origin, with an embossed ring.
     Disc { radius: f64, colour: [f32; 3] },
+    /// A Camouflage card: 3 × 3 unit squares over `[0, 3]²`, printed edge to edge inside a
+    /// thin border of card stock; the centre square shows the deck's symbol on the stock.
+    Camouflage(Box<CamouflageCard>),
+}
+
+/// The print of a Camouflage card (see [`Shape::Camouflage`]).
+#[derive(Clone, Debug)]
+pub(crate) struct CamouflageCard {
+    /// Each square's pattern colour, row-major as it lies; the centre's is unused.
+    pub squares: [[f32; 3]; 9],
+    /// Each square's print texture (see [`pattern_texture`]), so that a pattern is more than a
+    /// flat colour, as on the real cards.
+    pub textures: [u8; 9],
+    pub stock: [f32; 3],
+    pub ink: [f32; 3],
+    /// The deck's symbol (see [`symbol_ink`]), upright when the card lies unturned.
+    pub symbol: u8,
+    /// Clockwise quarter-turns the card lies turned by (the symbol turns with it).
+    pub turn: u8,
+    /// Width of the stock border, squares.
+    pub border: f64,
+    pub radius: f64,
+}
+
+/// Brightness factor of a printed pattern at `q` (square-local, 0..1) for texture `kind`:
+/// stripes, spots, mottle or grain, each averaging about 1 over a square, faded to its mean
+/// where a pixel spans several of its features.
+fn pattern_texture(kind: u8, q: [f64; 2], fp: f64, seed: u32) -> f64 {
+    use crate::light::smoothstep;
+    let (x, y) = (q[0], q[1]);
+    match kind % 4 {
+        0 => {
+            // Wavy stripes about 3.5 per square.
+            let fade = 1.0 - smoothstep(0.06, 0.15, fp);
+            let w = (x * 0.8 + y * 0.6) * 3.5 + 0.35 * (y * 5.0).sin();
+            1.0 + 0.25 * fade * (w * std::f64::consts::TAU).sin()
+        }
+        1 => {
+            // Dark spots covering about a fifth of the square.
+            let fade = 1.0 - smoothstep(0.08, 0.2, fp);
+            let n = vnoise(x * 7.0, y * 7.0, seed);
+            let spot = smoothstep(0.6, 0.66, n);
+            1.0 + fade * (0.1 - 0.5 * spot)
+        }
+        2 => {
+            let fade = 1.0 - smoothstep(0.1, 0.3, fp);
+            1.0 + 0.3 * fade * (vnoise(x * 4.0, y * 4.0, seed ^ 0x33) - 0.5)
+        }
+        _ => {
+            let fade = 1.0 - smoothstep(0.02, 0.06, fp);
+            1.0 + 0.12 * fade * (vnoise(x * 25.0, y * 25.0, seed ^ 0x77) - 0.5)
+        }
+    }
+}
+
+/// Coverage (0..1) of deck symbol `symbol` at `q` in the centre square (0..1 each way),
+/// antialiased over the pixel footprint `fp`: eight simple shapes, one per deck.
+fn symbol_ink(symbol: u8, q: [f64; 2], fp: f64) -> f64 {
+    use crate::light::smoothstep;
+    let (x, y) = (q[0] - 0.5, q[1] - 0.5);
+    let r = (x * x + y * y).sqrt();
+    // Signed distance (negative inside) of each shape, in squares.
+    let d = match symbol % 8 {
+        0 => (r - 0.27).abs() - 0.06,
+        1 => {
+            // A triangle pointing up.
+            let a = (y - 0.22).max(x.abs() * 1.8 - y * 0.9 - 0.27);
+            a.max(-0.25 - y)
+        }
+        2 => (x.abs().max(y.abs()) - 0.3).max(x.abs().min(y.abs()) - 0.07),
+        3 => x.abs() + y.abs() - 0.32,
+        4 => (x.abs().max(y.abs()) - 0.27).abs() - 0.06,
+        5 => ((y.abs() - 0.13).abs() - 0.06).max(x.abs() - 0.3),
+        6 => {
+            let (u, v) = (
+                (x + y) * std::f64::consts::FRAC_1_SQRT_2,
+                (x - y) * std::f64::consts::FRAC_1_SQRT_2,
+            );
+            (u.abs().max(v.abs()) - 0.32).max(u.abs().min(v.abs()) - 0.07)
+        }
+        _ => (r - 0.3).max(-(((x - 0.08).powi(2) + (y + 0.08).powi(2)).sqrt() - 0.12)),
+    };
+    let w = fp.max(1e-3);
+    1.0 - smoothstep(-0.5 * w, 0.5 * w, d)
 }
 
 /// A slab on the table.
@@ -249,6 +333,7 @@ impl Shape {
             } => [-f, -f, *cols as f64 + f, *rows as f64 + f],
             Shape::Card { rect, .. } => *rect,
             Shape::Disc { radius, .. } => [-radius, -radius, *radius, *radius],
+            Shape::Camouflage(_) => [0.0, 0.0, 3.0, 3.0],
         }
     }
 
@@ -274,6 +359,7 @@ impl Shape {
             }
             Shape::Card { rect, radius, .. } => rounded_inside(l[0], l[1], *rect, *radius),
             Shape::Disc { radius, .. } => l[0] * l[0] + l[1] * l[1] <= radius * radius,
+            Shape::Camouflage(c) => rounded_inside(l[0], l[1], [0.0, 0.0, 3.0, 3.0], c.radius),
         }
     }
 
@@ -315,6 +401,9 @@ impl Shape {
             Shape::Disc { radius, .. } => {
                 let d = (l[0] * l[0] + l[1] * l[1]).sqrt();
                 1.0 - crate::light::smoothstep(radius - r, radius + r, d)
+            }
+            Shape::Camouflage(c) => {
+                (rounded_overlap(b, [0.0, 0.0, 3.0, 3.0], c.radius) / area).clamp(0.0, 1.0)
             }
         }
     }
@@ -396,6 +485,30 @@ impl Shape {
                 // An embossed ring near the rim catches less light.
                 let ring = if (0.72..0.8).contains(&d) { 0.7 } else { 1.0 };
                 (colour.map(|v| v * ring), if ring < 1.0 { 2 } else { 1 })
+            }
+            Shape::Camouflage(c) => {
+                let (x, y) = (l[0], l[1]);
+                if x < c.border || y < c.border || x > 3.0 - c.border || y > 3.0 - c.border {
+                    return (c.stock, 1);
+                }
+                let (col, row) = ((x as usize).min(2), (y as usize).min(2));
+                let i = row * 3 + col;
+                let q = [x - col as f64, y - row as f64];
+                if i == 4 {
+                    // Back to the printed card's frame: undo the clockwise turns.
+                    let mut q = q;
+                    for _ in 0..c.turn % 4 {
+                        q = [q[1], 1.0 - q[0]];
+                    }
+                    let a = symbol_ink(c.symbol, q, fp) as f32;
+                    let id = if a > 0.0 { 0x4000 } else { 2 + i as u32 };
+                    return (
+                        [0, 1, 2].map(|k| c.stock[k] + (c.ink[k] - c.stock[k]) * a),
+                        id,
+                    );
+                }
+                let t = pattern_texture(c.textures[i], q, fp, seed.wrapping_add(i as u32)) as f32;
+                (c.squares[i].map(|v| (v * t).min(1.0)), 2 + i as u32)
             }
         }
     }

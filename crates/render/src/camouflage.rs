@@ -1,0 +1,593 @@
+//! Camouflage scenes: a board of overlapping 3×3 cards on a table, seen by a random camera
+//! under random light ([`CamouflageSceneSpec`]), drawn by [`render_camouflage`] with its
+//! ground truth ([`CamouflageTruth`]).
+//!
+//! Units on the table are squares (a real square is about 2 cm). The *board frame* has
+//! lattice square (row 0, column 0)'s corner at its origin, x along columns and y along rows,
+//! so square `(r, c)` covers `[c, c+1] × [r, r+1]`. Cards lie in the order they were laid, each
+//! a card's thickness above the one before, a little off the lattice as a hand leaves them.
+
+use image::RgbImage;
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+use tablejudge_rules::camouflage::{Board, CamouflageSet, LatticePos, Placement, Square};
+use tablejudge_rules::{Pos, Srgb, Turn};
+
+use crate::camera::{Camera, CameraSpec};
+use crate::degrade::{develop, encode_jpeg, SensorSpec};
+use crate::layers_render::Corners;
+use crate::layers_scene::{
+    chance, check_size, jitter, random_camera_on, random_light, random_sensor, random_table,
+    rotate, srgb, uniform, Degradation,
+};
+use crate::light::{albedo, LightSpec};
+use crate::objects::{CamouflageCard, Hit, Object, Shape};
+use crate::raytrace::{rasterise, Renderer};
+use crate::table::{Table, TableSpec};
+use crate::RenderError;
+
+/// The `format` of a Camouflage truth file.
+pub const CAMOUFLAGE_TRUTH_FORMAT: &str = "tablejudge/camouflage-truth@1";
+
+/// One card on the board.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CardSpec {
+    /// The card's id in the set.
+    pub card: String,
+    /// The lattice square of its centre.
+    pub centre: LatticePos,
+    pub turn: Turn,
+    /// How far the hand left it off the lattice: translation (squares) and rotation about its
+    /// centre (degrees).
+    pub offset: [f64; 2],
+    pub rotation_deg: f64,
+}
+
+/// How the cards are made.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CardMaterial {
+    /// Card thickness, squares.
+    pub thickness: f64,
+    /// Width of the stock border around the squares, squares.
+    pub border: f64,
+    /// Corner radius, squares.
+    pub corner_radius: f64,
+    pub stock: Srgb,
+    /// The centre symbols' ink.
+    pub ink: Srgb,
+    pub gloss: f64,
+    pub table_gloss: f64,
+}
+
+/// Everything about one Camouflage scene, every random choice made.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CamouflageSceneSpec {
+    /// Seed of the procedural textures.
+    pub seed: u64,
+    pub degradation: Degradation,
+    /// The side of the cards face up (a side name of the set).
+    pub side: String,
+    /// The board frame in the world: its origin and its angle (degrees).
+    pub origin: [f64; 2],
+    pub angle_deg: f64,
+    /// The cards in the order they were laid.
+    pub cards: Vec<CardSpec>,
+    pub material: CardMaterial,
+    pub camera: CameraSpec,
+    pub table: TableSpec,
+    pub light: LightSpec,
+    pub sensor: SensorSpec,
+}
+
+/// What one visible lattice square shows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SquareTruth {
+    pub row: i32,
+    pub col: i32,
+    /// The pattern key, or `*` for a card's centre.
+    pub square: char,
+    /// The card on top there (index into the truth's `cards`) and its deck.
+    pub card: usize,
+    pub deck: String,
+    /// The square's middle in the picture.
+    pub center: [f64; 2],
+    /// Fraction of the square's inner part the camera sees (the picture's edge cuts it).
+    pub visible: f64,
+}
+
+/// Ground truth of a rendered Camouflage scene.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CamouflageTruth {
+    pub format: String,
+    pub width: u32,
+    pub height: u32,
+    pub side: String,
+    /// The cards in the order they were laid.
+    pub cards: Vec<CardSpec>,
+    /// Every lattice square with a card on it, row by row.
+    pub squares: Vec<SquareTruth>,
+    /// The visible board as text, `.` for the table, from `top_left`.
+    pub top_left: LatticePos,
+    pub picture: Vec<String>,
+    /// The board's bounding box of squares in the picture, clockwise from its top-left
+    /// corner (at table height).
+    pub corners: Corners,
+    pub degradation: Degradation,
+    pub camera: CameraSpec,
+    pub light: LightSpec,
+    pub sensor: SensorSpec,
+}
+
+/// A rendered Camouflage scene.
+#[derive(Clone, Debug)]
+pub struct CamouflageScene {
+    pub image: RgbImage,
+    pub truth: CamouflageTruth,
+}
+
+impl CamouflageScene {
+    /// The picture as a JPEG of the scene's quality.
+    pub fn jpeg(&self) -> Result<Vec<u8>, RenderError> {
+        encode_jpeg(&self.image, self.truth.sensor.jpeg_quality)
+    }
+}
+
+impl CamouflageSceneSpec {
+    /// A point of the board frame in world coordinates.
+    pub fn to_world(&self, p: [f64; 2]) -> [f64; 2] {
+        let r = rotate(p, self.angle_deg);
+        [self.origin[0] + r[0], self.origin[1] + r[1]]
+    }
+
+    /// Makes every random choice of a scene of `board` (its cards in the order laid); the
+    /// same `rng` state gives the same spec.
+    pub fn random(
+        set: &CamouflageSet,
+        board: &Board,
+        rng: &mut impl Rng,
+        (width, height): (u32, u32),
+        degradation: Degradation,
+    ) -> Result<CamouflageSceneSpec, RenderError> {
+        check_size(width, height)?;
+        let Some((lo, hi)) = board.bounds() else {
+            return Err(RenderError::EmptyBoard);
+        };
+        let seed: u64 = rng.gen();
+        let sloppy = degradation != Degradation::Clean;
+        let cards = board
+            .placed()
+            .iter()
+            .map(|pc| {
+                let p = pc.placement;
+                let (offset, rotation_deg) = if sloppy {
+                    (
+                        [uniform(rng, -0.04, 0.04), uniform(rng, -0.04, 0.04)],
+                        uniform(rng, -1.2, 1.2),
+                    )
+                } else {
+                    ([0.0; 2], 0.0)
+                };
+                CardSpec {
+                    card: set.card(p.card).id.clone(),
+                    centre: p.centre,
+                    turn: p.turn,
+                    offset,
+                    rotation_deg,
+                }
+            })
+            .collect();
+        let stock = jitter(rng, srgb(0xf4f0e6), 8.0);
+        let material = CardMaterial {
+            thickness: uniform(rng, 0.012, 0.02),
+            border: uniform(rng, 0.02, 0.06),
+            corner_radius: uniform(rng, 0.05, 0.15),
+            stock,
+            ink: jitter(rng, srgb(0x26221e), 10.0),
+            gloss: uniform(rng, 0.1, 0.4),
+            table_gloss: uniform(rng, 0.05, 0.5),
+        };
+        let angle_deg = uniform(rng, 0.0, 360.0);
+        // The board frame's origin is placed so that the board's middle is the world origin.
+        let extent = [
+            f64::from(hi.col - lo.col + 1),
+            f64::from(hi.row - lo.row + 1),
+        ];
+        let mid = [
+            f64::from(lo.col) + extent[0] / 2.0,
+            f64::from(lo.row) + extent[1] / 2.0,
+        ];
+        let m = rotate(mid, angle_deg);
+        let origin = [-m[0], -m[1]];
+        let frame = |p: [f64; 2]| {
+            let r = rotate(p, angle_deg);
+            [origin[0] + r[0], origin[1] + r[1]]
+        };
+        let (c0, r0) = (f64::from(lo.col), f64::from(lo.row));
+        let (c1, r1) = (f64::from(hi.col + 1), f64::from(hi.row + 1));
+        let corners = [[c0, r0], [c1, r0], [c1, r1], [c0, r1]].map(frame);
+        let side = extent[0].max(extent[1]);
+        let camera = random_camera_on(
+            rng,
+            (width, height),
+            degradation,
+            [0.0, 0.0],
+            side,
+            &corners,
+            [0.6, 0.35],
+        );
+        let table = random_table(rng);
+        let cam = Camera::new(&camera);
+        let arm_from = cam
+            .ground(f64::from(width) * 1.2, f64::from(height) * 0.5, 0.0)
+            .unwrap_or([side * 2.0, 0.0]);
+        let light = random_light(
+            rng,
+            degradation,
+            [0.0, 0.0],
+            &|p| frame([p[0] + c0, p[1] + r0]),
+            extent,
+            arm_from,
+        );
+        let sensor = random_sensor(rng, degradation);
+        let side_name = set.side(board.side()).name.clone();
+        // One more draw so that adding choices later does not shift every spec before it.
+        let _ = chance(rng, 0.5);
+        Ok(CamouflageSceneSpec {
+            seed,
+            degradation,
+            side: side_name,
+            origin,
+            angle_deg,
+            cards,
+            material,
+            camera,
+            table,
+            light,
+            sensor,
+        })
+    }
+}
+
+/// The set's placements of `spec`'s cards, checked against the set.
+fn placements(
+    set: &CamouflageSet,
+    spec: &CamouflageSceneSpec,
+) -> Result<Vec<Placement>, RenderError> {
+    spec.cards
+        .iter()
+        .map(|c| {
+            let card = set
+                .card_by_id(&c.card)
+                .ok_or_else(|| RenderError::UnknownCard(c.card.clone()))?;
+            Ok(Placement {
+                card,
+                centre: c.centre,
+                turn: c.turn,
+            })
+        })
+        .collect()
+}
+
+/// The picture's pattern colour of `key` on `side`, grey when the set gives none.
+fn pattern_albedo(set: &CamouflageSet, side: usize, key: tablejudge_rules::Key) -> [f32; 3] {
+    set.sides()[side]
+        .patterns
+        .get(&key)
+        .and_then(|p| p.srgb)
+        .map_or([0.5; 3], albedo)
+}
+
+fn build(set: &CamouflageSet, spec: &CamouflageSceneSpec) -> Result<Vec<Object>, RenderError> {
+    let side = set
+        .side_by_name(&spec.side)
+        .ok_or_else(|| RenderError::UnknownSide(spec.side.clone()))?;
+    let keys: Vec<tablejudge_rules::Key> = set.side(side).patterns.keys().copied().collect();
+    let m = &spec.material;
+    let mut objects = Vec::with_capacity(spec.cards.len());
+    for (i, (c, p)) in spec.cards.iter().zip(placements(set, spec)?).enumerate() {
+        let face = set.face(p.card, side);
+        let mut squares = [[0.0f32; 3]; 9];
+        let mut textures = [0u8; 9];
+        for (k, (sq, tex)) in squares.iter_mut().zip(textures.iter_mut()).enumerate() {
+            if let Square::Pattern(key) = face.square(p.turn, Pos::new(k / 3, k % 3)) {
+                *sq = pattern_albedo(set, side.0 as usize, key);
+                *tex = keys.iter().position(|&x| x == key).unwrap_or(0) as u8;
+            }
+        }
+        let shape = Shape::Camouflage(Box::new(CamouflageCard {
+            squares,
+            textures,
+            stock: albedo(m.stock),
+            ink: albedo(m.ink),
+            symbol: set.card(p.card).deck.0 as u8,
+            turn: p.turn.quarter_turns(),
+            border: m.border,
+            radius: m.corner_radius,
+        }));
+        // The card's corner in the board frame, turned about the card's middle.
+        let mid = [
+            f64::from(c.centre.col) + 0.5 + c.offset[0],
+            f64::from(c.centre.row) + 0.5 + c.offset[1],
+        ];
+        let r = rotate([1.5, 1.5], c.rotation_deg);
+        let corner = spec.to_world([mid[0] - r[0], mid[1] - r[1]]);
+        let top = (i + 1) as f64 * m.thickness;
+        let stock = albedo(m.stock);
+        objects.push(Object::new(
+            shape,
+            corner,
+            (spec.angle_deg + c.rotation_deg).to_radians(),
+            top,
+            m.thickness,
+            m.gloss,
+            stock.map(|v| v * 0.8),
+            (spec.seed as u32).wrapping_add(i as u32 * 7919),
+        ));
+    }
+    if objects.len() > usize::from(u16::MAX) {
+        return Err(RenderError::TooManyObjects(objects.len()));
+    }
+    Ok(objects)
+}
+
+/// Renders `spec` (made for `set`) into a picture and its ground truth.
+pub fn render_camouflage(
+    set: &CamouflageSet,
+    spec: &CamouflageSceneSpec,
+) -> Result<CamouflageScene, RenderError> {
+    check_size(spec.camera.width, spec.camera.height)?;
+    let objects = build(set, spec)?;
+    let r = Renderer::new(
+        &spec.camera,
+        &spec.light,
+        Table::new(&spec.table, spec.seed as u32 ^ 0xa5a5),
+        spec.material.table_gloss,
+        [0.0, 0.0],
+        &objects,
+    );
+    let image = develop(rasterise(&r), &spec.sensor);
+    let truth = truth(set, spec, &r)?;
+    Ok(CamouflageScene { image, truth })
+}
+
+fn truth(
+    set: &CamouflageSet,
+    spec: &CamouflageSceneSpec,
+    r: &Renderer,
+) -> Result<CamouflageTruth, RenderError> {
+    let side = set
+        .side_by_name(&spec.side)
+        .ok_or_else(|| RenderError::UnknownSide(spec.side.clone()))?;
+    // The board as the rules see it: legality does not matter here, only what lies on top.
+    let mut board = Board::new(side, tablejudge_rules::camouflage::PlacementRules::GAME);
+    for p in placements(set, spec)? {
+        board.place(set, p);
+    }
+    let Some((top_left, picture)) = board.picture() else {
+        return Err(RenderError::EmptyBoard);
+    };
+    let (lo, hi) = board.bounds().ok_or(RenderError::EmptyBoard)?;
+    let (w, h) = (f64::from(r.cam.width), f64::from(r.cam.height));
+    let mut squares = Vec::new();
+    for row in lo.row..=hi.row {
+        for col in lo.col..=hi.col {
+            let pos = LatticePos::new(row, col);
+            let Some((card, square)) = board.top(pos) else {
+                continue;
+            };
+            let o = &r.objects[card];
+            let c = &spec.cards[card];
+            // The square's middle on its card: the card's local frame is the turned card.
+            let local = [
+                f64::from(col - c.centre.col) + 1.5,
+                f64::from(row - c.centre.row) + 1.5,
+            ];
+            let centre = o.to_world(local);
+            let (mut seen, mut total) = (0, 0);
+            for i in 0..5 {
+                for j in 0..5 {
+                    total += 1;
+                    let l = [
+                        local[0] - 0.3 + 0.15 * i as f64,
+                        local[1] - 0.3 + 0.15 * j as f64,
+                    ];
+                    let p = o.to_world(l);
+                    let target = [p[0], p[1], -o.top];
+                    let inside = r.cam.project(target).is_some_and(|q| {
+                        q[0] >= -0.5 && q[1] >= -0.5 && q[0] <= w - 0.5 && q[1] <= h - 0.5
+                    });
+                    let d = [
+                        target[0] - r.cam.pos[0],
+                        target[1] - r.cam.pos[1],
+                        target[2] - r.cam.pos[2],
+                    ];
+                    let first = r.order.iter().find_map(|&k| {
+                        r.objects[usize::from(k)]
+                            .hit(r.cam.pos, d)
+                            .map(|(hit, _, _)| (usize::from(k), hit))
+                    });
+                    if inside && matches!(first, Some((k, Hit::Top)) if k == card) {
+                        seen += 1;
+                    }
+                }
+            }
+            let deck = set
+                .card(
+                    set.card_by_id(&c.card)
+                        .ok_or_else(|| RenderError::UnknownCard(c.card.clone()))?,
+                )
+                .deck;
+            squares.push(SquareTruth {
+                row,
+                col,
+                square: square.char(),
+                card,
+                deck: set.deck(deck).id.clone(),
+                center: r
+                    .cam
+                    .project([centre[0], centre[1], -o.top])
+                    .unwrap_or([f64::NAN; 2]),
+                visible: f64::from(seen) / f64::from(total),
+            });
+        }
+    }
+    let (c0, r0) = (f64::from(lo.col), f64::from(lo.row));
+    let (c1, r1) = (f64::from(hi.col + 1), f64::from(hi.row + 1));
+    let corners = [[c0, r0], [c1, r0], [c1, r1], [c0, r1]].map(|p| {
+        let q = spec.to_world(p);
+        r.cam.project([q[0], q[1], 0.0]).unwrap_or([f64::NAN; 2])
+    });
+    Ok(CamouflageTruth {
+        format: CAMOUFLAGE_TRUTH_FORMAT.to_owned(),
+        width: r.cam.width,
+        height: r.cam.height,
+        side: spec.side.clone(),
+        cards: spec.cards.clone(),
+        squares,
+        top_left,
+        picture,
+        corners,
+        degradation: spec.degradation,
+        camera: spec.camera.clone(),
+        light: spec.light.clone(),
+        sensor: spec.sensor.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+    use tablejudge_rules::camouflage::{random_board, DeckIdx, SideIdx};
+
+    fn set() -> CamouflageSet {
+        let json = include_str!("../../../models/camouflage/reference.json");
+        CamouflageSet::from_json(json, "reference.json").unwrap()
+    }
+
+    fn scene(set: &CamouflageSet, cards: usize, seed: u64, d: Degradation) -> CamouflageScene {
+        let board = random_board(set, SideIdx(0), false, DeckIdx(1), cards, seed).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let spec = CamouflageSceneSpec::random(set, &board, &mut rng, (800, 600), d).unwrap();
+        render_camouflage(set, &spec).unwrap()
+    }
+
+    /// The mean of each channel over a 9 × 9 window: a square's print averaged over its
+    /// texture.
+    fn mean_at(img: &RgbImage, p: [f64; 2]) -> [f32; 3] {
+        let (x, y) = (p[0].round() as i64, p[1].round() as i64);
+        let mut sum = [0f32; 3];
+        for dy in -4..=4 {
+            for dx in -4..=4 {
+                let v = img.get_pixel((x + dx) as u32, (y + dy) as u32).0;
+                for k in 0..3 {
+                    sum[k] += f32::from(v[k]) / 81.0;
+                }
+            }
+        }
+        sum
+    }
+
+    #[test]
+    fn the_truth_is_the_board_the_rules_see() {
+        let set = set();
+        let s = scene(&set, 10, 4, Degradation::Realistic);
+        let t = &s.truth;
+        assert_eq!(t.cards.len(), 10);
+        // Every card's centre shows (no wild centres): one `*` per card, in picture and list.
+        let stars: usize = t.picture.iter().map(|r| r.matches('*').count()).sum();
+        assert_eq!(stars, 10);
+        assert_eq!(t.squares.iter().filter(|q| q.square == '*').count(), 10);
+        for q in &t.squares {
+            let row = &t.picture[(q.row - t.top_left.row) as usize];
+            assert_eq!(
+                row.chars().nth((q.col - t.top_left.col) as usize),
+                Some(q.square)
+            );
+            assert!(q.visible == 1.0, "{q:?}: the camera sees the whole board");
+        }
+    }
+
+    #[test]
+    fn each_square_is_drawn_in_its_pattern_colour_and_each_centre_with_its_symbol() {
+        let set = set();
+        let s = scene(&set, 8, 9, Degradation::Clean);
+        let side = &set.sides()[0];
+        let colours: Vec<(char, [f32; 3])> = side
+            .patterns
+            .iter()
+            .map(|(k, p)| (k.char(), p.srgb.unwrap().to_array().map(f32::from)))
+            .collect();
+        let mut checked = 0;
+        for q in s.truth.squares.iter().filter(|q| q.square != '*') {
+            let m = mean_at(&s.image, q.center);
+            let nearest = colours
+                .iter()
+                .min_by(|a, b| {
+                    let d = |c: &[f32; 3]| (0..3).map(|i| (c[i] - m[i]).powi(2)).sum::<f32>();
+                    d(&a.1).total_cmp(&d(&b.1))
+                })
+                .unwrap();
+            assert_eq!(
+                nearest.0, q.square,
+                "square ({}, {}) reads {m:?}",
+                q.row, q.col
+            );
+            checked += 1;
+        }
+        assert!(checked > 30);
+        // A centre is light stock with dark ink on it: dark pixels in its inner half, light
+        // ones near its corners.
+        let at = |row: i32, col: i32| {
+            let q = s
+                .truth
+                .squares
+                .iter()
+                .find(|q| q.row == row && q.col == col);
+            q.map(|q| q.center)
+        };
+        for q in s.truth.squares.iter().filter(|q| q.square == '*') {
+            // Every centre has its card's eight squares around it.
+            let right = at(q.row, q.col + 1).unwrap();
+            let below = at(q.row + 1, q.col).unwrap();
+            let u = [(right[0] - q.center[0]), (right[1] - q.center[1])];
+            let v = [(below[0] - q.center[0]), (below[1] - q.center[1])];
+            let lum = |a: f64, b: f64| {
+                let p = [
+                    q.center[0] + a * u[0] + b * v[0],
+                    q.center[1] + a * u[1] + b * v[1],
+                ];
+                let px = s
+                    .image
+                    .get_pixel(p[0].round() as u32, p[1].round() as u32)
+                    .0;
+                (f32::from(px[0]) + f32::from(px[1]) + f32::from(px[2])) / 3.0
+            };
+            let steps: Vec<f64> = (-4..=4).map(|i| f64::from(i) * 0.06).collect();
+            let darkest = steps
+                .iter()
+                .flat_map(|&a| steps.iter().map(move |&b| (a, b)))
+                .map(|(a, b)| lum(a, b))
+                .fold(f32::INFINITY, f32::min);
+            let corners = [(-0.38, -0.38), (0.38, -0.38), (0.38, 0.38), (-0.38, 0.38)];
+            let lightest_corner = corners.iter().map(|&(a, b)| lum(a, b)).fold(0.0, f32::max);
+            assert!(
+                darkest < 90.0 && lightest_corner > 190.0,
+                "centre ({}, {}) of {}: darkest {darkest}, corner {lightest_corner}",
+                q.row,
+                q.col,
+                q.deck
+            );
+        }
+    }
+
+    #[test]
+    fn a_spec_renders_to_the_same_pixels_every_time() {
+        let set = set();
+        let a = scene(&set, 6, 2, Degradation::Harsh);
+        let b = scene(&set, 6, 2, Degradation::Harsh);
+        assert_eq!(a.image, b.image);
+        assert_eq!(a.truth, b.truth);
+    }
+}

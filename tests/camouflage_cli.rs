@@ -1,0 +1,79 @@
+//! `tablejudge render camouflage`.
+
+use crate::assert_exit;
+use crate::util::{path_str, root, tablejudge};
+
+#[test]
+fn render_camouflage_writes_boards_with_truth() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = root().join("models/camouflage/reference.json");
+    let run = tablejudge([
+        "render",
+        "camouflage",
+        "--set",
+        path_str(&set),
+        "--out",
+        path_str(dir.path()),
+        "--n",
+        "2",
+        "--cards",
+        "7",
+        "--side",
+        "gems",
+        "--size",
+        "640x480",
+    ]);
+    assert_exit!(run, 0);
+    for i in 0..2 {
+        let img = image::open(dir.path().join(format!("board_{i:04}.jpg"))).unwrap();
+        assert_eq!((img.width(), img.height()), (640, 480));
+        let truth: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join(format!("board_{i:04}.truth.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(truth["side"], "gems");
+        assert_eq!(truth["cards"].as_array().unwrap().len(), 7);
+        let centres = truth["squares"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|q| q["square"] == "*")
+            .count();
+        assert_eq!(centres, 7, "every card's centre shows");
+    }
+}
+
+#[test]
+fn render_camouflage_names_a_missing_side_and_the_sides_there_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = root().join("models/camouflage/reference.json");
+    let run = tablejudge([
+        "render",
+        "camouflage",
+        "--set",
+        path_str(&set),
+        "--out",
+        path_str(dir.path()),
+        "--side",
+        "plants",
+    ]);
+    assert_exit!(run, 2);
+    assert!(run.stderr.contains("no side \"plants\""), "{}", run.stderr);
+    assert!(run.stderr.contains("animal, gems"), "{}", run.stderr);
+    // A Layers+ set is not a Camouflage set.
+    let layers = root().join("models/layers/reference.json");
+    let run = tablejudge([
+        "render",
+        "camouflage",
+        "--set",
+        path_str(&layers),
+        "--out",
+        path_str(dir.path()),
+    ]);
+    assert_exit!(run, 2);
+    assert!(
+        run.stderr.contains("not a Camouflage set"),
+        "{}",
+        run.stderr
+    );
+}
