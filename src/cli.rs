@@ -140,6 +140,14 @@ pub enum RenderCommand {
         /// How many cards lie on each board, the starting three included (3 to 40).
         #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u16).range(3..=40))]
         cards: u16,
+        /// Render whole games instead of boards: a folder per game with a photo after each
+        /// placement (some with a hand still over the table) and `series.json`, the game's
+        /// history. `--cards` is then ignored: players play until nobody can.
+        #[arg(long)]
+        series: bool,
+        /// Players in each game of `--series` (2 to 6).
+        #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(2..=6))]
+        players: u8,
         /// The side of the cards face up (a side name of the set; its first side when omitted).
         #[arg(long)]
         side: Option<String>,

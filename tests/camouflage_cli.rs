@@ -77,3 +77,37 @@ fn render_camouflage_names_a_missing_side_and_the_sides_there_are() {
         run.stderr
     );
 }
+
+#[test]
+fn render_camouflage_series_writes_a_photo_per_placement_and_the_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = root().join("models/camouflage/reference.json");
+    let run = tablejudge([
+        "render",
+        "camouflage",
+        "--set",
+        path_str(&set),
+        "--out",
+        path_str(dir.path()),
+        "--series",
+        "--players",
+        "2",
+        "--size",
+        "320x240",
+    ]);
+    assert_exit!(run, 0);
+    let game = dir.path().join("game_0000");
+    let series: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(game.join("series.json")).unwrap()).unwrap();
+    let frames = series["frames"].as_array().unwrap();
+    let history = &series["history"];
+    assert_eq!(history["players"].as_array().unwrap().len(), 2);
+    assert_eq!(history["start"].as_array().unwrap().len(), 3);
+    let plays = history["plays"].as_array().unwrap().len();
+    let settled = frames.iter().filter(|f| f["hand"] == false).count();
+    // One settled photo of the starting board, then one after each play.
+    assert_eq!(settled, plays + 1);
+    for f in frames {
+        assert!(game.join(f["file"].as_str().unwrap()).is_file());
+    }
+}

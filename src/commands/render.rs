@@ -3,14 +3,18 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use rand::seq::SliceRandom;
 use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use tablejudge_render::random_series;
 use tablejudge_render::{
     render_camouflage, render_layers, CamouflageSceneSpec, Degradation, Distractors,
     LayersSceneSpec, SceneOptions, StackChoice,
 };
-use tablejudge_rules::camouflage::{random_board, CamouflageSet, DeckIdx, SideIdx};
+use tablejudge_rules::camouflage::{
+    random_board, simulate_game, CamouflageSet, DeckIdx, History, Play, Player, SideIdx,
+};
 
 use crate::cli::{DegradationArg, DistractorsArg};
 use crate::input::{load_camouflage_set, load_layers_set};
@@ -103,6 +107,8 @@ pub struct RenderCamouflage<'a> {
     pub n: usize,
     pub seed: u64,
     pub cards: usize,
+    /// Whole games of this many players.
+    pub series: Option<usize>,
     pub side: Option<&'a str>,
     pub size: (u32, u32),
     pub degradation: DegradationArg,
@@ -129,6 +135,12 @@ pub fn camouflage(args: RenderCamouflage<'_>) -> Result<Outcome> {
     let side = camouflage_side(&set, args.set, args.side)?;
     create_out(args.out)?;
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
+    if let Some(players) = args.series {
+        for i in 0..args.n {
+            camouflage_game(&set, side, &args, players, i, &mut rng)?;
+        }
+        return Ok(Outcome::Pass);
+    }
     for i in 0..args.n {
         let start = DeckIdx(rng.gen_range(0..set.decks().len() as u16));
         let board = random_board(&set, side, false, start, args.cards, rng.gen())
@@ -153,4 +165,118 @@ pub fn camouflage(args: RenderCamouflage<'_>) -> Result<Outcome> {
         outln!("{}  {} cards", jpg.display(), scene.truth.cards.len());
     }
     Ok(Outcome::Pass)
+}
+
+/// The `series.json` beside a rendered game's photos.
+#[derive(serde::Serialize)]
+struct Series {
+    format: &'static str,
+    /// The photos in the order taken.
+    frames: Vec<SeriesEntry>,
+    /// The game as it happened, for `camouflage replay` to be checked against.
+    history: History,
+}
+
+#[derive(serde::Serialize)]
+struct SeriesEntry {
+    file: String,
+    /// Cards on the table.
+    cards: usize,
+    /// A hand is over the table.
+    hand: bool,
+}
+
+/// Renders game `i`: `players` players, each with a deck of their own, from a starting board
+/// of a deck nobody picked, playing until nobody can.
+fn camouflage_game(
+    set: &CamouflageSet,
+    side: SideIdx,
+    args: &RenderCamouflage<'_>,
+    players: usize,
+    i: usize,
+    rng: &mut ChaCha8Rng,
+) -> Result<()> {
+    let mut decks: Vec<DeckIdx> = (0..set.decks().len() as u16).map(DeckIdx).collect();
+    if decks.len() < players + 1 {
+        return Err(BadInput(format!(
+            "{}: {} decks are too few for {players} players and a starting deck",
+            args.set.display(),
+            decks.len()
+        ))
+        .into());
+    }
+    decks.shuffle(rng);
+    let (start, player_decks) = (decks[0], &decks[1..=players]);
+    let (board, _) = simulate_game(set, side, false, start, player_decks, rng.gen())
+        .map_err(|e| BadInput(format!("{}: {e}", args.set.display())))?;
+    let placed: Vec<_> = board.placed().iter().map(|p| p.placement).collect();
+    let history = History {
+        side,
+        players: player_decks
+            .iter()
+            .enumerate()
+            .map(|(k, &deck)| Player {
+                name: format!("player {}", k + 1),
+                deck,
+            })
+            .collect(),
+        start: placed[..3].to_vec(),
+        plays: placed[3..]
+            .iter()
+            .map(|p| Play {
+                player: player_decks
+                    .iter()
+                    .position(|&d| d == set.card(p.card).deck)
+                    .unwrap_or(0),
+                card: p.card,
+                centre: p.centre,
+                turn: p.turn,
+                time_ms: None,
+                location: None,
+            })
+            .collect(),
+    };
+    let frames = random_series(
+        set,
+        &board,
+        rng,
+        args.size,
+        degradation(args.degradation),
+        0.3,
+    )
+    .with_context(|| format!("game {i}"))?;
+    let dir = args.out.join(format!("game_{i:04}"));
+    create_out(&dir)?;
+    let mut entries = Vec::with_capacity(frames.len());
+    for (k, frame) in frames.iter().enumerate() {
+        let scene = render_camouflage(set, &frame.spec)
+            .with_context(|| format!("rendering game {i}, photo {k}"))?;
+        let stem = dir.join(format!("frame_{k:04}"));
+        let jpg = stem.with_extension("jpg");
+        std::fs::write(&jpg, scene.jpeg()?)
+            .with_context(|| format!("writing {}", jpg.display()))?;
+        let truth = stem.with_extension("truth.json");
+        std::fs::write(&truth, serde_json::to_string_pretty(&scene.truth)?)
+            .with_context(|| format!("writing {}", truth.display()))?;
+        entries.push(SeriesEntry {
+            file: format!("frame_{k:04}.jpg"),
+            cards: frame.cards,
+            hand: frame.hand,
+        });
+    }
+    let series = Series {
+        format: "tablejudge/camouflage-series@1",
+        frames: entries,
+        history,
+    };
+    let path = dir.join("series.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&series)?)
+        .with_context(|| format!("writing {}", path.display()))?;
+    outln!(
+        "{}  {} photos, {} cards",
+        dir.display(),
+        frames.len(),
+        placed.len()
+    );
+    Ok(())
 }

@@ -17,7 +17,7 @@ use crate::camera::{Camera, CameraSpec};
 use crate::degrade::{develop, encode_jpeg, SensorSpec};
 use crate::layers_render::Corners;
 use crate::layers_scene::{
-    chance, check_size, jitter, random_camera_on, random_light, random_sensor, random_table,
+    chance, check_size, jitter, jpick, random_camera_on, random_light, random_sensor, random_table,
     rotate, srgb, uniform, Degradation,
 };
 use crate::light::{albedo, LightSpec};
@@ -59,6 +59,98 @@ pub struct CardMaterial {
     pub table_gloss: f64,
 }
 
+/// A forearm and hand held over the table (a player reaching in to lay a card).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HandSpec {
+    /// Where the arm comes from and where the hand's tip is, on the table (world units).
+    pub from: [f64; 2],
+    pub to: [f64; 2],
+    pub radius: f64,
+    /// Height of its top above the table, squares.
+    pub height: f64,
+    pub colour: Srgb,
+}
+
+/// One photo of a game: the table after `cards` cards were laid, perhaps with a hand over it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeriesFrame {
+    pub spec: CamouflageSceneSpec,
+    /// How many cards lie on the table.
+    pub cards: usize,
+    /// A hand is over the table: the frame shows no settled board.
+    pub hand: bool,
+}
+
+/// A photo series of the game that made `board`, one photo after each card (the starting
+/// board's three cards in one), from one camera held a little unsteadily under one light.
+/// Before a photo, with chance `hand_chance`, a photo with the hand still over the card just
+/// laid. Every random choice comes from `rng`.
+pub fn random_series(
+    set: &CamouflageSet,
+    board: &Board,
+    rng: &mut impl Rng,
+    size: (u32, u32),
+    degradation: Degradation,
+    hand_chance: f64,
+) -> Result<Vec<SeriesFrame>, RenderError> {
+    let base = CamouflageSceneSpec::random(set, board, rng, size, degradation)?;
+    let cam = Camera::new(&base.camera);
+    let (w, h) = (f64::from(size.0), f64::from(size.1));
+    let n = base.cards.len();
+    let mut frames = Vec::new();
+    for cards in n.min(3)..=n {
+        let mut spec = base.clone();
+        spec.cards.truncate(cards);
+        spec.sensor.noise_seed = rng.gen();
+        // A hand-held or clamped camera moves a little between photos.
+        let shake = 0.002 * spec.camera.distance;
+        spec.camera.target[0] += uniform(rng, -shake, shake);
+        spec.camera.target[1] += uniform(rng, -shake, shake);
+        spec.camera.roll_deg += uniform(rng, -0.3, 0.3);
+        if cards > 3 && chance(rng, hand_chance) {
+            let c = &spec.cards[cards - 1];
+            let tip = spec.to_world([
+                f64::from(c.centre.col) + 0.5 + uniform(rng, -1.0, 1.0),
+                f64::from(c.centre.row) + 0.5 + uniform(rng, -1.0, 1.0),
+            ]);
+            // From a point past the picture's edge, where the player sits.
+            let t = rng.gen::<f64>();
+            let (px, py) = match rng.gen_range(0..4) {
+                0 => (t * w, -0.3 * h),
+                1 => (t * w, 1.3 * h),
+                2 => (-0.3 * w, t * h),
+                _ => (1.3 * w, t * h),
+            };
+            let from = cam.ground(px, py, 0.0).unwrap_or([tip[0] + 30.0, tip[1]]);
+            let mut held = spec.clone();
+            held.sensor.noise_seed = rng.gen();
+            held.hands.push(HandSpec {
+                from,
+                to: tip,
+                radius: uniform(rng, 0.9, 1.5),
+                height: uniform(rng, 1.5, 4.0),
+                // Skin tones and sleeves.
+                colour: jpick(
+                    rng,
+                    &[0xe0b095, 0xc68c6a, 0x8d5a3c, 0x5a3a28, 0x2a3a6a, 0x9a2a2a],
+                    10.0,
+                ),
+            });
+            frames.push(SeriesFrame {
+                spec: held,
+                cards,
+                hand: true,
+            });
+        }
+        frames.push(SeriesFrame {
+            spec,
+            cards,
+            hand: false,
+        });
+    }
+    Ok(frames)
+}
+
 /// Everything about one Camouflage scene, every random choice made.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CamouflageSceneSpec {
@@ -73,6 +165,9 @@ pub struct CamouflageSceneSpec {
     /// The cards in the order they were laid.
     pub cards: Vec<CardSpec>,
     pub material: CardMaterial,
+    /// Hands over the table.
+    #[serde(default)]
+    pub hands: Vec<HandSpec>,
     pub camera: CameraSpec,
     pub table: TableSpec,
     pub light: LightSpec,
@@ -240,6 +335,7 @@ impl CamouflageSceneSpec {
             angle_deg,
             cards,
             material,
+            hands: Vec::new(),
             camera,
             table,
             light,
@@ -322,6 +418,24 @@ fn build(set: &CamouflageSet, spec: &CamouflageSceneSpec) -> Result<Vec<Object>,
             m.gloss,
             stock.map(|v| v * 0.8),
             (spec.seed as u32).wrapping_add(i as u32 * 7919),
+        ));
+    }
+    for (i, h) in spec.hands.iter().enumerate() {
+        let (dx, dy) = (h.to[0] - h.from[0], h.to[1] - h.from[1]);
+        let colour = albedo(h.colour);
+        objects.push(Object::new(
+            Shape::Arm {
+                length: (dx * dx + dy * dy).sqrt(),
+                radius: h.radius,
+                colour,
+            },
+            h.from,
+            dy.atan2(dx),
+            h.height,
+            h.radius.min(h.height),
+            0.2,
+            colour.map(|v| v * 0.7),
+            (spec.seed as u32) ^ (0x4a4d + i as u32),
         ));
     }
     if objects.len() > usize::from(u16::MAX) {
@@ -579,6 +693,35 @@ mod tests {
                 q.col,
                 q.deck
             );
+        }
+    }
+
+    #[test]
+    fn a_series_shows_each_placement_once_settled_and_hands_over_the_card_being_laid() {
+        let set = set();
+        let board = random_board(&set, SideIdx(1), false, DeckIdx(2), 9, 5).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let frames = random_series(
+            &set,
+            &board,
+            &mut rng,
+            (480, 360),
+            Degradation::Realistic,
+            0.5,
+        )
+        .unwrap();
+        let settled: Vec<usize> = frames.iter().filter(|f| !f.hand).map(|f| f.cards).collect();
+        assert_eq!(settled, (3..=9).collect::<Vec<_>>());
+        let hands: Vec<usize> = (0..frames.len()).filter(|&i| frames[i].hand).collect();
+        assert!(!hands.is_empty());
+        for i in hands {
+            // The hand comes before the settled photo of the same board.
+            assert_eq!(frames[i + 1].cards, frames[i].cards);
+            assert!(!frames[i + 1].hand);
+            let s = render_camouflage(&set, &frames[i].spec).unwrap();
+            assert_eq!(s.truth.cards.len(), frames[i].cards);
+            let hidden = s.truth.squares.iter().filter(|q| q.visible < 1.0).count();
+            assert!(hidden > 0, "photo {i}: the hand hides no square");
         }
     }
 

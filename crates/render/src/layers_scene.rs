@@ -244,7 +244,7 @@ pub(crate) fn pick<T: Copy>(rng: &mut impl Rng, items: &[T]) -> T {
 }
 
 /// A colour picked from `hexes` and jittered by up to `amount` per channel.
-fn jpick(rng: &mut impl Rng, hexes: &[u32], amount: f64) -> Srgb {
+pub(crate) fn jpick(rng: &mut impl Rng, hexes: &[u32], amount: f64) -> Srgb {
     let c = srgb(pick(rng, hexes));
     jitter(rng, c, amount)
 }

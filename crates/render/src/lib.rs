@@ -33,8 +33,8 @@ mod table;
 
 pub use camera::CameraSpec;
 pub use camouflage::{
-    render_camouflage, CamouflageScene, CamouflageSceneSpec, CamouflageTruth, CardMaterial,
-    CardSpec, SquareTruth, CAMOUFLAGE_TRUTH_FORMAT,
+    random_series, render_camouflage, CamouflageScene, CamouflageSceneSpec, CamouflageTruth,
+    CardMaterial, CardSpec, HandSpec, SeriesFrame, SquareTruth, CAMOUFLAGE_TRUTH_FORMAT,
 };
 pub use degrade::{encode_jpeg, SensorSpec};
 pub use layers_render::{

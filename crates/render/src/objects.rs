@@ -50,9 +50,22 @@ pub(crate) enum Shape {
     },
     /// A disc of `radius` centred on the local origin, with an embossed ring.
     Disc { radius: f64, colour: [f32; 3] },
+    /// A forearm and hand reaching over the table: a capsule from the local origin along +x
+    /// for `length`, `radius` wide.
+    Arm {
+        length: f64,
+        radius: f64,
+        colour: [f32; 3],
+    },
     /// A Camouflage card: 3 × 3 unit squares over `[0, 3]²`, printed edge to edge inside a
     /// thin border of card stock; the centre square shows the deck's symbol on the stock.
     Camouflage(Box<CamouflageCard>),
+}
+
+/// Distance from `l` to the segment from the origin to `(length, 0)`.
+fn arm_distance(l: [f64; 2], length: f64) -> f64 {
+    let x = l[0].clamp(0.0, length);
+    ((l[0] - x).powi(2) + l[1] * l[1]).sqrt()
 }
 
 /// The print of a Camouflage card (see [`Shape::Camouflage`]).
@@ -334,6 +347,7 @@ impl Shape {
             Shape::Card { rect, .. } => *rect,
             Shape::Disc { radius, .. } => [-radius, -radius, *radius, *radius],
             Shape::Camouflage(_) => [0.0, 0.0, 3.0, 3.0],
+            Shape::Arm { length, radius, .. } => [-radius, -radius, length + radius, *radius],
         }
     }
 
@@ -360,6 +374,7 @@ impl Shape {
             Shape::Card { rect, radius, .. } => rounded_inside(l[0], l[1], *rect, *radius),
             Shape::Disc { radius, .. } => l[0] * l[0] + l[1] * l[1] <= radius * radius,
             Shape::Camouflage(c) => rounded_inside(l[0], l[1], [0.0, 0.0, 3.0, 3.0], c.radius),
+            Shape::Arm { length, radius, .. } => arm_distance(l, *length) <= *radius,
         }
     }
 
@@ -404,6 +419,10 @@ impl Shape {
             }
             Shape::Camouflage(c) => {
                 (rounded_overlap(b, [0.0, 0.0, 3.0, 3.0], c.radius) / area).clamp(0.0, 1.0)
+            }
+            Shape::Arm { length, radius, .. } => {
+                let d = arm_distance(l, *length);
+                1.0 - crate::light::smoothstep(radius - r, radius + r, d)
             }
         }
     }
@@ -485,6 +504,10 @@ impl Shape {
                 // An embossed ring near the rim catches less light.
                 let ring = if (0.72..0.8).contains(&d) { 0.7 } else { 1.0 };
                 (colour.map(|v| v * ring), if ring < 1.0 { 2 } else { 1 })
+            }
+            Shape::Arm { colour, .. } => {
+                let tex = 1.0 + 0.08 * (vnoise(l[0] * 3.0, l[1] * 3.0, seed) - 0.5) as f32;
+                (colour.map(|v| v * tex), 1)
             }
             Shape::Camouflage(c) => {
                 let (x, y) = (l[0], l[1]);
