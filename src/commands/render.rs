@@ -1,6 +1,6 @@
 //! `tablejudge render layers` and `tablejudge render camouflage`
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use rand::seq::SliceRandom;
@@ -76,12 +76,7 @@ pub fn layers(args: RenderLayers<'_>) -> Result<Outcome> {
             .with_context(|| format!("scene {i}"))?;
         let scene = render_layers(&set, &spec).with_context(|| format!("rendering scene {i}"))?;
         let stem = args.out.join(format!("scene_{i:04}"));
-        let jpg = stem.with_extension("jpg");
-        std::fs::write(&jpg, scene.jpeg()?)
-            .with_context(|| format!("writing {}", jpg.display()))?;
-        let truth = stem.with_extension("truth.json");
-        std::fs::write(&truth, serde_json::to_string_pretty(&scene.truth)?)
-            .with_context(|| format!("writing {}", truth.display()))?;
+        let jpg = write_photo(&stem, &scene.jpeg()?, &scene.truth)?;
         outln!(
             "{}  visible {}",
             jpg.display(),
@@ -89,6 +84,16 @@ pub fn layers(args: RenderLayers<'_>) -> Result<Outcome> {
         );
     }
     Ok(Outcome::Pass)
+}
+
+/// Writes `STEM.jpg` and its truth `STEM.truth.json`; returns the photo's path.
+fn write_photo(stem: &Path, jpeg: &[u8], truth: &impl serde::Serialize) -> Result<PathBuf> {
+    let jpg = stem.with_extension("jpg");
+    std::fs::write(&jpg, jpeg).with_context(|| format!("writing {}", jpg.display()))?;
+    let path = stem.with_extension("truth.json");
+    std::fs::write(&path, serde_json::to_string_pretty(truth)?)
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(jpg)
 }
 
 fn create_out(out: &Path) -> Result<()> {
@@ -156,12 +161,7 @@ pub fn camouflage(args: RenderCamouflage<'_>) -> Result<Outcome> {
         let scene =
             render_camouflage(&set, &spec).with_context(|| format!("rendering scene {i}"))?;
         let stem = args.out.join(format!("board_{i:04}"));
-        let jpg = stem.with_extension("jpg");
-        std::fs::write(&jpg, scene.jpeg()?)
-            .with_context(|| format!("writing {}", jpg.display()))?;
-        let truth = stem.with_extension("truth.json");
-        std::fs::write(&truth, serde_json::to_string_pretty(&scene.truth)?)
-            .with_context(|| format!("writing {}", truth.display()))?;
+        let jpg = write_photo(&stem, &scene.jpeg()?, &scene.truth)?;
         outln!("{}  {} cards", jpg.display(), scene.truth.cards.len());
     }
     Ok(Outcome::Pass)
@@ -252,12 +252,7 @@ fn camouflage_game(
         let scene = render_camouflage(set, &frame.spec)
             .with_context(|| format!("rendering game {i}, photo {k}"))?;
         let stem = dir.join(format!("frame_{k:04}"));
-        let jpg = stem.with_extension("jpg");
-        std::fs::write(&jpg, scene.jpeg()?)
-            .with_context(|| format!("writing {}", jpg.display()))?;
-        let truth = stem.with_extension("truth.json");
-        std::fs::write(&truth, serde_json::to_string_pretty(&scene.truth)?)
-            .with_context(|| format!("writing {}", truth.display()))?;
+        write_photo(&stem, &scene.jpeg()?, &scene.truth)?;
         entries.push(SeriesEntry {
             file: format!("frame_{k:04}.jpg"),
             cards: frame.cards,

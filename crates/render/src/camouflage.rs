@@ -21,7 +21,7 @@ use crate::layers_scene::{
     rotate, srgb, uniform, Degradation,
 };
 use crate::light::{albedo, LightSpec};
-use crate::objects::{CamouflageCard, Hit, Object, Shape};
+use crate::objects::{CamouflageCard, Object, Shape};
 use crate::raytrace::{rasterise, Renderer};
 use crate::table::{Table, TableSpec};
 use crate::RenderError;
@@ -481,7 +481,6 @@ fn truth(
         return Err(RenderError::EmptyBoard);
     };
     let (lo, hi) = board.bounds().ok_or(RenderError::EmptyBoard)?;
-    let (w, h) = (f64::from(r.cam.width), f64::from(r.cam.height));
     let mut squares = Vec::new();
     for row in lo.row..=hi.row {
         for col in lo.col..=hi.col {
@@ -505,22 +504,7 @@ fn truth(
                         local[0] - 0.3 + 0.15 * i as f64,
                         local[1] - 0.3 + 0.15 * j as f64,
                     ];
-                    let p = o.to_world(l);
-                    let target = [p[0], p[1], -o.top];
-                    let inside = r.cam.project(target).is_some_and(|q| {
-                        q[0] >= -0.5 && q[1] >= -0.5 && q[0] <= w - 0.5 && q[1] <= h - 0.5
-                    });
-                    let d = [
-                        target[0] - r.cam.pos[0],
-                        target[1] - r.cam.pos[1],
-                        target[2] - r.cam.pos[2],
-                    ];
-                    let first = r.order.iter().find_map(|&k| {
-                        r.objects[usize::from(k)]
-                            .hit(r.cam.pos, d)
-                            .map(|(hit, _, _)| (usize::from(k), hit))
-                    });
-                    if inside && matches!(first, Some((k, Hit::Top)) if k == card) {
+                    if r.sees_top(card, o.to_world(l)) {
                         seen += 1;
                     }
                 }

@@ -13,7 +13,7 @@ use crate::layers_scene::{
     StackSpec,
 };
 use crate::light::{albedo, LightSpec};
-use crate::objects::{Hit, Object, Print, Shape};
+use crate::objects::{Object, Print, Shape};
 use crate::raytrace::{rasterise, Renderer};
 use crate::table::Table;
 use crate::RenderError;
@@ -433,7 +433,6 @@ fn cell_truth(
         None => (built.card, None),
     };
     let o = &built.objects[obj];
-    let (w, h) = (f64::from(r.cam.width), f64::from(r.cam.height));
     let centre = o.to_world([pos.col as f64 + 0.5, pos.row as f64 + 0.5]);
     let l = &r.light;
     let (mut seen, mut total) = (0usize, 0usize);
@@ -446,21 +445,7 @@ fn cell_truth(
                 pos.row as f64 + 0.2 + 0.15 * j as f64,
             ];
             let p = o.to_world(lp);
-            let target = [p[0], p[1], -o.top];
-            let inside = r.cam.project(target).is_some_and(|q| {
-                q[0] >= -0.5 && q[1] >= -0.5 && q[0] <= w - 0.5 && q[1] <= h - 0.5
-            });
-            let d = [
-                target[0] - r.cam.pos[0],
-                target[1] - r.cam.pos[1],
-                target[2] - r.cam.pos[2],
-            ];
-            let first = r.order.iter().find_map(|&k| {
-                r.objects[usize::from(k)]
-                    .hit(r.cam.pos, d)
-                    .map(|(hit, _, _)| (usize::from(k), hit))
-            });
-            if inside && matches!(first, Some((k, Hit::Top)) if k == obj) {
+            if r.sees_top(obj, p) {
                 seen += 1;
             }
             let (amb, lamp) = r.occlusion(&r.order, obj, p, o.top);

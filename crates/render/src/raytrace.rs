@@ -118,6 +118,28 @@ impl<'a> Renderer<'a> {
         [0, 1, 2].map(|i| l.cast[i] * (alb[i] * e + g))
     }
 
+    /// Whether the camera sees the top of object `obj` at world point `p` on it: inside the
+    /// picture, and nothing in front of it.
+    pub(crate) fn sees_top(&self, obj: usize, p: [f64; 2]) -> bool {
+        let (w, h) = (f64::from(self.cam.width), f64::from(self.cam.height));
+        let target = [p[0], p[1], -self.objects[obj].top];
+        let inside = self
+            .cam
+            .project(target)
+            .is_some_and(|q| q[0] >= -0.5 && q[1] >= -0.5 && q[0] <= w - 0.5 && q[1] <= h - 0.5);
+        let d = [
+            target[0] - self.cam.pos[0],
+            target[1] - self.cam.pos[1],
+            target[2] - self.cam.pos[2],
+        ];
+        let first = self.order.iter().find_map(|&k| {
+            self.objects[usize::from(k)]
+                .hit(self.cam.pos, d)
+                .map(|(hit, _, _)| (usize::from(k), hit))
+        });
+        inside && matches!(first, Some((k, Hit::Top)) if k == obj)
+    }
+
     /// Linear radiance of a cut edge seen along `d`.
     fn shade_wall(&self, o: &Object, p: [f64; 2], d: [f64; 3]) -> [f32; 3] {
         let l = &self.light;
