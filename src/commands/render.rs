@@ -223,18 +223,22 @@ fn camouflage_game(
         start: placed[..3].to_vec(),
         plays: placed[3..]
             .iter()
-            .map(|p| Play {
-                player: player_decks
+            .map(|p| {
+                // Past the starting board every card comes from a player's hand.
+                let player = player_decks
                     .iter()
                     .position(|&d| d == set.card(p.card).deck)
-                    .unwrap_or(0),
-                card: p.card,
-                centre: p.centre,
-                turn: p.turn,
-                time_ms: None,
-                location: None,
+                    .with_context(|| format!("card #{} is from no player's deck", p.card.0))?;
+                Ok(Play {
+                    player,
+                    card: p.card,
+                    centre: p.centre,
+                    turn: p.turn,
+                    time_ms: None,
+                    location: None,
+                })
             })
-            .collect(),
+            .collect::<Result<_>>()?,
     };
     let frames = random_series(
         set,

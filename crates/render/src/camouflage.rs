@@ -10,7 +10,7 @@
 use image::RgbImage;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
-use tablejudge_rules::camouflage::{Board, CamouflageSet, LatticePos, Placement, Square};
+use tablejudge_rules::camouflage::{Board, CamouflageSet, LatticePos, Placement, SideIdx, Square};
 use tablejudge_rules::{Pos, Srgb, Turn};
 
 use crate::camera::{Camera, CameraSpec};
@@ -186,7 +186,8 @@ pub struct SquareTruth {
     pub deck: String,
     /// The square's middle in the picture.
     pub center: [f64; 2],
-    /// Fraction of the square's inner part the camera sees (the picture's edge cuts it).
+    /// Fraction of the square's inner part the camera sees (the picture's edge or a hand may
+    /// hide some).
     pub visible: f64,
 }
 
@@ -325,8 +326,6 @@ impl CamouflageSceneSpec {
         );
         let sensor = random_sensor(rng, degradation);
         let side_name = set.side(board.side()).name.clone();
-        // One more draw so that adding choices later does not shift every spec before it.
-        let _ = chance(rng, 0.5);
         Ok(CamouflageSceneSpec {
             seed,
             degradation,
@@ -373,14 +372,19 @@ fn pattern_albedo(set: &CamouflageSet, side: usize, key: tablejudge_rules::Key) 
         .map_or([0.5; 3], albedo)
 }
 
-fn build(set: &CamouflageSet, spec: &CamouflageSceneSpec) -> Result<Vec<Object>, RenderError> {
-    let side = set
-        .side_by_name(&spec.side)
-        .ok_or_else(|| RenderError::UnknownSide(spec.side.clone()))?;
+/// The objects on the table: the cards of `placed` (the spec's, resolved) in the order laid,
+/// then the hands.
+fn build(
+    set: &CamouflageSet,
+    side: SideIdx,
+    placed: &[Placement],
+    spec: &CamouflageSceneSpec,
+) -> Result<Vec<Object>, RenderError> {
     let keys: Vec<tablejudge_rules::Key> = set.side(side).patterns.keys().copied().collect();
     let m = &spec.material;
     let mut objects = Vec::with_capacity(spec.cards.len());
-    for (i, (c, p)) in spec.cards.iter().zip(placements(set, spec)?).enumerate() {
+    let stock = albedo(m.stock);
+    for (i, (c, p)) in spec.cards.iter().zip(placed).enumerate() {
         let face = set.face(p.card, side);
         let mut squares = [[0.0f32; 3]; 9];
         let mut textures = [0u8; 9];
@@ -393,7 +397,7 @@ fn build(set: &CamouflageSet, spec: &CamouflageSceneSpec) -> Result<Vec<Object>,
         let shape = Shape::Camouflage(Box::new(CamouflageCard {
             squares,
             textures,
-            stock: albedo(m.stock),
+            stock,
             ink: albedo(m.ink),
             symbol: set.card(p.card).deck.0 as u8,
             turn: p.turn.quarter_turns(),
@@ -408,7 +412,6 @@ fn build(set: &CamouflageSet, spec: &CamouflageSceneSpec) -> Result<Vec<Object>,
         let r = rotate([1.5, 1.5], c.rotation_deg);
         let corner = spec.to_world([mid[0] - r[0], mid[1] - r[1]]);
         let top = (i + 1) as f64 * m.thickness;
-        let stock = albedo(m.stock);
         objects.push(Object::new(
             shape,
             corner,
@@ -450,7 +453,11 @@ pub fn render_camouflage(
     spec: &CamouflageSceneSpec,
 ) -> Result<CamouflageScene, RenderError> {
     check_size(spec.camera.width, spec.camera.height)?;
-    let objects = build(set, spec)?;
+    let side = set
+        .side_by_name(&spec.side)
+        .ok_or_else(|| RenderError::UnknownSide(spec.side.clone()))?;
+    let placed = placements(set, spec)?;
+    let objects = build(set, side, &placed, spec)?;
     let r = Renderer::new(
         &spec.camera,
         &spec.light,
@@ -460,21 +467,20 @@ pub fn render_camouflage(
         &objects,
     );
     let image = develop(rasterise(&r), &spec.sensor);
-    let truth = truth(set, spec, &r)?;
+    let truth = truth(set, side, &placed, spec, &r)?;
     Ok(CamouflageScene { image, truth })
 }
 
 fn truth(
     set: &CamouflageSet,
+    side: SideIdx,
+    placed: &[Placement],
     spec: &CamouflageSceneSpec,
     r: &Renderer,
 ) -> Result<CamouflageTruth, RenderError> {
-    let side = set
-        .side_by_name(&spec.side)
-        .ok_or_else(|| RenderError::UnknownSide(spec.side.clone()))?;
     // The board as the rules see it: legality does not matter here, only what lies on top.
     let mut board = Board::new(side, tablejudge_rules::camouflage::PlacementRules::GAME);
-    for p in placements(set, spec)? {
+    for &p in placed {
         board.place(set, p);
     }
     let Some((top_left, picture)) = board.picture() else {
@@ -496,25 +502,15 @@ fn truth(
                 f64::from(row - c.centre.row) + 1.5,
             ];
             let centre = o.to_world(local);
-            let (mut seen, mut total) = (0, 0);
-            for i in 0..5 {
-                for j in 0..5 {
-                    total += 1;
-                    let l = [
-                        local[0] - 0.3 + 0.15 * i as f64,
-                        local[1] - 0.3 + 0.15 * j as f64,
-                    ];
-                    if r.sees_top(card, o.to_world(l)) {
-                        seen += 1;
-                    }
-                }
-            }
-            let deck = set
-                .card(
-                    set.card_by_id(&c.card)
-                        .ok_or_else(|| RenderError::UnknownCard(c.card.clone()))?,
-                )
-                .deck;
+            // A 5 × 5 raster over the square's inner part.
+            let seen = (0..25)
+                .filter(|k| {
+                    let (i, j) = (f64::from(k % 5), f64::from(k / 5));
+                    let l = [local[0] - 0.3 + 0.15 * i, local[1] - 0.3 + 0.15 * j];
+                    r.sees_top(card, o.to_world(l))
+                })
+                .count();
+            let deck = set.card(placed[card].card).deck;
             squares.push(SquareTruth {
                 row,
                 col,
@@ -525,7 +521,7 @@ fn truth(
                     .cam
                     .project([centre[0], centre[1], -o.top])
                     .unwrap_or([f64::NAN; 2]),
-                visible: f64::from(seen) / f64::from(total),
+                visible: seen as f64 / 25.0,
             });
         }
     }
