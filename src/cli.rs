@@ -23,6 +23,9 @@ pub enum Command {
     /// Layers+: stacks of double-sided layers with holes vs a mission card.
     #[command(subcommand)]
     Layers(LayersCommand),
+    /// Camouflage: overlapping 3×3 cards on one lattice of squares.
+    #[command(subcommand)]
+    Camouflage(CamouflageCommand),
     /// Coloured grids in photos.
     #[command(subcommand)]
     Grid(GridCommand),
@@ -299,6 +302,32 @@ pub enum LayersCommand {
         /// over the photos is taken as neutral.
         #[arg(long, value_name = "#RRGGBB")]
         card_srgb: Option<tablejudge_rules::Srgb>,
+        #[command(flatten)]
+        output: Output,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CamouflageCommand {
+    /// Read the board in a photo: the lattice the cards lie on, each card centre (grouped by
+    /// the look of its symbol: one group per deck) and each visible square's pattern.
+    ///
+    /// Exit 0 when every card square was read confidently; 3 when no card was found or a
+    /// square is doubtful (the message says what to retake); 2 for bad input. A first version:
+    /// it still misses cards on some boards (docs/ACCURACY.md); check its annotated image.
+    Read {
+        /// The photo (JPEG or PNG).
+        photo: PathBuf,
+        /// A Camouflage set whose pattern colours name the squares; without it only card
+        /// centres and table are told apart.
+        #[arg(long)]
+        set: Option<PathBuf>,
+        /// The side face up (a side name of the set); whichever explains the photo best when
+        /// omitted.
+        #[arg(long, requires = "set")]
+        side: Option<String>,
+        #[command(flatten)]
+        photo_options: PhotoOptions,
         #[command(flatten)]
         output: Output,
     },

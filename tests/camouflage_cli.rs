@@ -111,3 +111,71 @@ fn render_camouflage_series_writes_a_photo_per_placement_and_the_history() {
         assert!(game.join(f["file"].as_str().unwrap()).is_file());
     }
 }
+
+#[test]
+fn camouflage_read_finds_every_card_of_a_rendered_board() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = root().join("models/camouflage/reference.json");
+    let run = tablejudge([
+        "render",
+        "camouflage",
+        "--set",
+        path_str(&set),
+        "--out",
+        path_str(dir.path()),
+        "--cards",
+        "8",
+        "--seed",
+        "1",
+        "--size",
+        "960x720",
+    ]);
+    assert_exit!(run, 0);
+    let photo = dir.path().join("board_0000.jpg");
+    let annotated = dir.path().join("read.png");
+    let run = tablejudge([
+        "camouflage",
+        "read",
+        path_str(&photo),
+        "--set",
+        path_str(&set),
+        "--json",
+        "--annotate",
+        path_str(&annotated),
+    ]);
+    assert_exit!(run, 0);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["format"], "tablejudge/camouflage-reading@1");
+    assert_eq!(v["status"], "read");
+    assert_eq!(v["side"], "animal");
+    assert_eq!(v["centres"].as_array().unwrap().len(), 8);
+    let stars: usize = v["picture"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_str().unwrap().matches('*').count())
+        .sum();
+    assert_eq!(stars, 8);
+    let img = image::open(&annotated).unwrap();
+    assert_eq!((img.width(), img.height()), (960, 720));
+}
+
+#[test]
+fn camouflage_read_of_a_missing_photo_or_side_is_bad_input() {
+    let set = root().join("models/camouflage/reference.json");
+    let run = tablejudge(["camouflage", "read", "no-such-photo.jpg"]);
+    assert_exit!(run, 2);
+    assert!(run.stderr.contains("no-such-photo.jpg"));
+    let photo = root().join("fixtures/parlour-2-03.jpg");
+    let run = tablejudge([
+        "camouflage",
+        "read",
+        path_str(&photo),
+        "--set",
+        path_str(&set),
+        "--side",
+        "plants",
+    ]);
+    assert_exit!(run, 2);
+    assert!(run.stderr.contains("animal, gems"));
+}

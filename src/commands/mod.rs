@@ -1,5 +1,6 @@
 //! One module per command group; each command returns an [`Outcome`].
 
+mod camouflage;
 mod enroll;
 mod eval;
 mod grid;
@@ -11,7 +12,8 @@ mod set;
 use anyhow::Result;
 
 use crate::cli::{
-    Cli, Command, EvalCommand, GridCommand, LayersCommand, RenderCommand, SetCommand,
+    CamouflageCommand, Cli, Command, EvalCommand, GridCommand, LayersCommand, RenderCommand,
+    SetCommand,
 };
 use crate::outcome::Outcome;
 
@@ -51,6 +53,19 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             out: &out,
             name,
             card_srgb,
+            output,
+        }),
+        Command::Camouflage(CamouflageCommand::Read {
+            photo,
+            set,
+            side,
+            photo_options,
+            output,
+        }) => camouflage::read(camouflage::CamouflageRead {
+            photo: &photo,
+            set: set.as_deref(),
+            side: side.as_deref(),
+            photo_options: &photo_options,
             output,
         }),
         Command::Grid(GridCommand::Read {

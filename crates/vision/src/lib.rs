@@ -12,6 +12,7 @@
 #![forbid(unsafe_code)]
 
 pub mod camera;
+pub mod camouflage;
 pub mod classify;
 pub mod colour;
 pub mod enroll;

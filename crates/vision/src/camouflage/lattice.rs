@@ -1,0 +1,277 @@
+//! The table's lattice: one homography from lattice coordinates to the photo, fitted to the
+//! card centres.
+//!
+//! Lattice coordinates are `[col, row]`; square `(row, col)` spans `col ± 0.5` by `row ± 0.5`.
+//! Every card of a board lies on the same lattice (overlapping squares coincide), so every
+//! centre found pins down the same homography. The fit starts from one centre's quad and
+//! grows outwards, refitting on every centre accepted (the least-squares homography of all
+//! their corners), so that perspective learnt near the seed carries to the far cards.
+
+use std::collections::BTreeMap;
+
+use tablejudge_rules::camouflage::LatticePos;
+
+use super::seeds::{CentreLook, Seed};
+use crate::geom::{centre, dist, homography_4, invert};
+use crate::rectify::{apply_homography, fit_homography, Homography, Quad};
+use crate::refine::Lookup;
+
+/// A square lattice seen in a photo.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BoardLattice {
+    /// Lattice `[col, row]` to photo pixels.
+    pub homography: Homography,
+    inverse: Homography,
+}
+
+impl BoardLattice {
+    /// The lattice of `homography`; `None` when it is singular.
+    pub fn new(homography: Homography) -> Option<BoardLattice> {
+        Some(BoardLattice {
+            homography,
+            inverse: invert(&homography)?,
+        })
+    }
+
+    /// The photo position of lattice point `[col, row]`.
+    pub fn to_photo(&self, p: [f32; 2]) -> Option<[f32; 2]> {
+        apply_homography(&self.homography, p)
+    }
+
+    /// The lattice coordinates `[col, row]` of a photo position.
+    pub fn to_lattice(&self, p: [f32; 2]) -> Option<[f32; 2]> {
+        apply_homography(&self.inverse, p)
+    }
+
+    /// The homography taking the unit square `[0,1]²` onto square `pos` in the photo.
+    pub fn square(&self, pos: LatticePos) -> Homography {
+        self.square_at([pos.col as f32, pos.row as f32])
+    }
+
+    /// The homography taking the unit square `[0,1]²` onto the square of the lattice's size
+    /// centred at lattice point `[col, row]`.
+    pub fn square_at(&self, [col, row]: [f32; 2]) -> Homography {
+        let (dx, dy) = (f64::from(col) - 0.5, f64::from(row) - 0.5);
+        let h = &self.homography;
+        std::array::from_fn(|r| [h[r][0], h[r][1], h[r][0] * dx + h[r][1] * dy + h[r][2]])
+    }
+
+    /// The photo corners of square `pos`, clockwise from its top-left in the lattice.
+    pub fn square_quad(&self, pos: LatticePos) -> Option<Quad> {
+        let (c, r) = (pos.col as f32, pos.row as f32);
+        Some([
+            self.to_photo([c - 0.5, r - 0.5])?,
+            self.to_photo([c + 0.5, r - 0.5])?,
+            self.to_photo([c + 0.5, r + 0.5])?,
+            self.to_photo([c - 0.5, r + 0.5])?,
+        ])
+    }
+
+    /// The same lattice with its rows and columns renamed: turned by `quarter_turns`
+    /// (clockwise on the lattice) and shifted so that `origin` becomes `(0, 0)`.
+    pub fn renamed(&self, quarter_turns: u8, origin: LatticePos) -> Option<BoardLattice> {
+        // The map from new [c', r'] to old [c, r] = origin + R⁻¹[c', r'], where the clockwise
+        // quarter turn R takes [c, r] to [-r, c] (right goes down, y pointing down).
+        let (o_c, o_r) = (f64::from(origin.col), f64::from(origin.row));
+        let m: [[f64; 3]; 3] = match quarter_turns % 4 {
+            0 => [[1.0, 0.0, o_c], [0.0, 1.0, o_r], [0.0, 0.0, 1.0]],
+            1 => [[0.0, 1.0, o_c], [-1.0, 0.0, o_r], [0.0, 0.0, 1.0]],
+            2 => [[-1.0, 0.0, o_c], [0.0, -1.0, o_r], [0.0, 0.0, 1.0]],
+            _ => [[0.0, -1.0, o_c], [1.0, 0.0, o_r], [0.0, 0.0, 1.0]],
+        };
+        let h = &self.homography;
+        BoardLattice::new(std::array::from_fn(|r| {
+            std::array::from_fn(|c| (0..3).map(|k| h[r][k] * m[k][c]).sum())
+        }))
+    }
+}
+
+/// The unit square's corners about the origin square's centre.
+const UNIT: Quad = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
+
+/// A lattice started from one seed: which seeds lie on it at which square, and the point
+/// pairs it was fitted to.
+pub(crate) type Start = (BoardLattice, Vec<(usize, LatticePos)>, Fit);
+
+/// Lattices grown from up to `n` seeds, the most typical first: a seed whose size is nearest
+/// the median (a centre merged with a light neighbour is larger, one cut by glare smaller).
+pub(crate) fn fit_seeds(seeds: &[Seed], n: usize) -> Vec<Start> {
+    let mut areas: Vec<f32> = seeds.iter().map(|s| s.area).collect();
+    areas.sort_by(f32::total_cmp);
+    let Some(&median) = areas.get(areas.len() / 2) else {
+        return Vec::new();
+    };
+    let mut order: Vec<usize> = (0..seeds.len()).collect();
+    order.sort_by(|&a, &b| {
+        let off = |i: usize| (seeds[i].area / median).ln().abs();
+        off(a).total_cmp(&off(b))
+    });
+    order
+        .into_iter()
+        .filter_map(|start| grow_from(seeds, start))
+        .take(n)
+        .collect()
+}
+
+fn grow_from(seeds: &[Seed], start: usize) -> Option<Start> {
+    let mut lattice = BoardLattice::new(homography_4(&UNIT, &seeds[start].quad)?)?;
+    let mut on = vec![(start, LatticePos::new(0, 0))];
+    let mut from: Vec<[f32; 2]> = UNIT.to_vec();
+    let mut to: Vec<[f32; 2]> = seeds[start].quad.to_vec();
+    let c0 = centre(&seeds[start].quad);
+    let mut rest: Vec<usize> = (0..seeds.len()).filter(|&i| i != start).collect();
+    rest.sort_by(|&a, &b| {
+        dist(centre(&seeds[a].quad), c0).total_cmp(&dist(centre(&seeds[b].quad), c0))
+    });
+    for i in rest {
+        let Some(corners) = on_lattice(&lattice, &seeds[i].quad) else {
+            continue;
+        };
+        let pos = corners.0;
+        if on.iter().any(|&(_, p)| p == pos) {
+            continue;
+        }
+        on.push((i, pos));
+        from.extend(corners.1);
+        to.extend(seeds[i].quad);
+        if let Some(l) = fit_homography(&from, &to).ok().and_then(BoardLattice::new) {
+            lattice = l;
+        }
+    }
+    Some((lattice, on, (from, to)))
+}
+
+/// The square a seed's quad lies on, with its corners' lattice coordinates in the quad's
+/// corner order, when every corner is within a quarter square of the lattice's.
+fn on_lattice(lattice: &BoardLattice, quad: &Quad) -> Option<(LatticePos, [[f32; 2]; 4])> {
+    let [c, r] = lattice.to_lattice(centre(quad))?;
+    let pos = LatticePos::new(r.round() as i32, c.round() as i32);
+    let (pc, pr) = (pos.col as f32, pos.row as f32);
+    let mut corners = [[0.0; 2]; 4];
+    for (k, &p) in quad.iter().enumerate() {
+        let [x, y] = lattice.to_lattice(p)?;
+        let snapped = [
+            pc + if x < pc { -0.5 } else { 0.5 },
+            pr + if y < pr { -0.5 } else { 0.5 },
+        ];
+        if (x - snapped[0]).abs() > 0.25 || (y - snapped[1]).abs() > 0.25 {
+            return None;
+        }
+        corners[k] = snapped;
+    }
+    // Four distinct corners: a quad twice the size would snap two onto one.
+    let distinct = (0..4).all(|a| (a + 1..4).all(|b| corners[a] != corners[b]));
+    distinct.then_some((pos, corners))
+}
+
+/// Point pairs (lattice `[col, row]`, photo) the lattice is fitted to.
+pub(crate) type Fit = (Vec<[f32; 2]>, Vec<[f32; 2]>);
+
+/// Every card centre connected to `centres` through overlapping cards: a card overlapping
+/// another has its centre within two squares of the other's, so the search looks at the 5 × 5
+/// squares around each centre found, until no new one turns up. Each centre found is settled
+/// where its stock fits best and added to `fit`, and the lattice refitted, so that it follows
+/// the photo's perspective to the board's far side.
+pub(crate) fn grow_centres(
+    lookup: &Lookup,
+    lattice: &mut BoardLattice,
+    fit: &mut Fit,
+    centres: &mut BTreeMap<LatticePos, CentreLook>,
+    max_squares: usize,
+) {
+    let mut tried: std::collections::BTreeSet<LatticePos> = centres.keys().copied().collect();
+    let mut frontier: std::collections::VecDeque<LatticePos> = centres.keys().copied().collect();
+    while let Some(at) = frontier.pop_front() {
+        let stock = typical_stock(centres);
+        for dr in -2..=2 {
+            for dc in -2..=2 {
+                let pos = at.offset(dr, dc);
+                if tried.len() >= max_squares || !tried.insert(pos) {
+                    continue;
+                }
+                // Only squares with ink in the middle are worth settling.
+                let Some(look) = CentreLook::measure(lookup, &lattice.square(pos)) else {
+                    continue;
+                };
+                if !look.may_be_centre() {
+                    continue;
+                }
+                let Some((at, p)) = settle(lookup, lattice, pos) else {
+                    continue;
+                };
+                let Some(look) = CentreLook::measure(lookup, &lattice.square_at(at)) else {
+                    continue;
+                };
+                if !look.is_centre(stock) {
+                    continue;
+                }
+                fit.0.push([pos.col as f32, pos.row as f32]);
+                fit.1.push(p);
+                if let Some(l) = fit_homography(&fit.0, &fit.1)
+                    .ok()
+                    .and_then(BoardLattice::new)
+                {
+                    *lattice = l;
+                }
+                centres.insert(pos, look);
+                frontier.push_back(pos);
+            }
+        }
+    }
+}
+
+/// Where the centre square `pos` really is: the shift, within a fifth of a square, that puts
+/// the most light stock into the band just inside its edge (the symbol is inside the band,
+/// darker pattern squares outside it). Returns the settled centre in lattice and photo
+/// coordinates.
+pub(crate) fn settle(
+    lookup: &Lookup,
+    lattice: &BoardLattice,
+    pos: LatticePos,
+) -> Option<([f32; 2], [f32; 2])> {
+    let (c, r) = (pos.col as f32, pos.row as f32);
+    // Band samples, in square units about the centre.
+    const PER_SIDE: usize = 12;
+    let band: Vec<[f32; 2]> = [0.4f32, 0.46]
+        .iter()
+        .flat_map(|&d| {
+            (0..PER_SIDE).flat_map(move |i| {
+                let t = -d + 2.0 * d * (i as f32 + 0.5) / PER_SIDE as f32;
+                [[t, -d], [d, t], [-t, d], [-d, -t]]
+            })
+        })
+        .collect();
+    let brightness = |dx: f32, dy: f32| -> f32 {
+        band.iter()
+            .filter_map(|&[x, y]| {
+                let p = lattice.to_photo([c + dx + x, r + dy + y])?;
+                let v = lookup.rgb(p)?;
+                Some(v[0] + v[1] + v[2])
+            })
+            .sum()
+    };
+    let mut best = (0.0f32, 0.0f32);
+    for (step, reach) in [(0.04f32, 5i32), (0.01, 4)] {
+        let (bx, by) = best;
+        let mut top = (f32::MIN, best);
+        for i in -reach..=reach {
+            for j in -reach..=reach {
+                let (dx, dy) = (bx + j as f32 * step, by + i as f32 * step);
+                let v = brightness(dx, dy);
+                if v > top.0 {
+                    top = (v, (dx, dy));
+                }
+            }
+        }
+        best = top.1;
+    }
+    let at = [c + best.0, r + best.1];
+    Some((at, lattice.to_photo(at)?))
+}
+
+/// The median ring luma of the centres found.
+pub(crate) fn typical_stock(centres: &BTreeMap<LatticePos, CentreLook>) -> f32 {
+    let mut l: Vec<f32> = centres.values().map(|c| c.ring_luma).collect();
+    l.sort_by(f32::total_cmp);
+    l.get(l.len() / 2).copied().unwrap_or(0.0)
+}

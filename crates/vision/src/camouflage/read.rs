@@ -1,0 +1,524 @@
+//! One photo of a Camouflage board to its lattice: card centres, each visible square's kind.
+//!
+//! Every card's centre stays visible (the rules forbid covering one), and a card covers the
+//! 3 × 3 squares around its centre, so the centres alone tell which squares hold a card: the
+//! union of their 3 × 3 blocks. Everything else is table. Each card square's kind is its
+//! colour, measured against the stock of the nearest centre (a white reference on the card
+//! itself, lit like the squares around it) and named with the set's pattern colours.
+
+use std::collections::BTreeMap;
+
+use image::RgbImage;
+use serde::{Deserialize, Serialize};
+use tablejudge_rules::camouflage::{CamouflageSet, LatticePos, SideIdx};
+use tablejudge_rules::palette::Swatch;
+use tablejudge_rules::{Key, Palette, Srgb};
+use thiserror::Error;
+
+use super::lattice::{fit_seeds, grow_centres, typical_stock, BoardLattice};
+use super::seeds::{find_seeds, CentreLook, SYMBOL_SIDE};
+use crate::camera::Camera;
+use crate::classify::{Classifier, ClassifierParams};
+use crate::colour::{Lab, LinRgb};
+use crate::error::VisionError;
+use crate::rectify::{apply_homography, Quad};
+use crate::refine::Lookup;
+
+/// What a lattice square shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "key")]
+pub enum SquareKind {
+    /// No card: the table.
+    Table,
+    /// A card's centre (stock with the deck's symbol).
+    Centre,
+    /// A card's pattern square of this key.
+    Pattern(Key),
+    /// A card square whose pattern could not be told (hand, glare, foreign object).
+    Unknown,
+}
+
+impl SquareKind {
+    /// The character of the board pictures: `.` table, `*` centre, the key, `?` unknown.
+    pub fn char(self) -> char {
+        match self {
+            SquareKind::Table => '.',
+            SquareKind::Centre => '*',
+            SquareKind::Pattern(k) => k.char(),
+            SquareKind::Unknown => '?',
+        }
+    }
+}
+
+/// One lattice square as read.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SquareReading {
+    pub row: i32,
+    pub col: i32,
+    #[serde(flatten)]
+    pub kind: SquareKind,
+    /// Mean colour of the square's middle, corrected by the nearest centre's stock.
+    pub srgb: Srgb,
+    /// How sure the reader is of `kind`, 0..=1.
+    pub confidence: f32,
+}
+
+/// A card centre as read.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CentreReading {
+    pub row: i32,
+    pub col: i32,
+    /// Its pixel position in the photo.
+    pub px: [f32; 2],
+    /// Centres whose symbols look alike share a group (numbered from 0 in reading order):
+    /// the same deck, hence the same player.
+    pub symbol_group: usize,
+    /// The symbol's ink map, [`SYMBOL_SIDE`]² values in 0..=1, in the lattice frame.
+    #[serde(skip)]
+    pub symbol: Vec<f32>,
+}
+
+/// A Camouflage board read from one photo.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CamouflageReading {
+    /// Which side's patterns name the squares; `None` when read without a set.
+    pub side: Option<String>,
+    /// Rows and columns of the smallest block holding every card; square (0, 0) is its
+    /// top-left, with rows going down the photo as nearly as the lattice allows.
+    pub rows: usize,
+    pub cols: usize,
+    /// The block's outer corners in photo pixels, clockwise from square (0, 0).
+    pub corners: Quad,
+    /// The block row by row (see [`SquareKind::char`]).
+    pub picture: Vec<String>,
+    /// Every square of the block, row-major.
+    pub squares: Vec<SquareReading>,
+    pub centres: Vec<CentreReading>,
+    /// Lattice `[col, row]` to photo pixels.
+    #[serde(skip)]
+    pub lattice: Option<BoardLattice>,
+}
+
+impl CamouflageReading {
+    /// The square at `pos`, if inside the block.
+    pub fn square(&self, pos: LatticePos) -> Option<&SquareReading> {
+        let (r, c) = (
+            usize::try_from(pos.row).ok()?,
+            usize::try_from(pos.col).ok()?,
+        );
+        (r < self.rows && c < self.cols).then(|| &self.squares[r * self.cols + c])
+    }
+
+    /// The squares read as [`SquareKind::Unknown`].
+    pub fn unknown(&self) -> impl Iterator<Item = &SquareReading> {
+        self.squares
+            .iter()
+            .filter(|s| s.kind == SquareKind::Unknown)
+    }
+}
+
+/// Why a photo gave no Camouflage board.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum CamouflageReadError {
+    #[error(transparent)]
+    Vision(#[from] VisionError),
+    #[error("no card centre found: no light square with a dark symbol in its middle; retake with the whole board in view, in focus, without glare on the centres")]
+    NoCentres,
+    #[error("side {side:?} of the set gives no colour for pattern '{key}': name the side's colours in the set file")]
+    NoColour { side: String, key: Key },
+}
+
+/// The set and side whose pattern colours name the squares.
+#[derive(Clone, Copy, Debug)]
+pub struct SideColours<'a> {
+    pub set: &'a CamouflageSet,
+    /// `None`: whichever side explains the photo best.
+    pub side: Option<SideIdx>,
+}
+
+/// How far below the typical stock a square's corrected colour may be classified: the
+/// expected print colour of stock (linear), a light warm white.
+const STOCK_LINEAR: f32 = 0.87;
+
+const UNIT_SQUARE: Quad = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
+
+/// How to read a Camouflage photo.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CamouflageReadOptions<'a> {
+    /// Names the squares' patterns; without it, only table and centres are told apart.
+    pub colours: Option<SideColours<'a>>,
+    /// The lens, when calibrated: the lattice is fitted in undistorted coordinates.
+    pub camera: Option<&'a Camera>,
+}
+
+/// Reads a Camouflage board from a photo.
+pub fn read_camouflage(
+    image: &RgbImage,
+    options: &CamouflageReadOptions,
+) -> Result<CamouflageReading, CamouflageReadError> {
+    let lookup = Lookup::new(image, options.camera);
+    let mut seeds = find_seeds(image)?;
+    // Only seeds that look like centres: light tiles of a table with a speck on them are many
+    // and lie on a lattice of their own.
+    seeds.retain(|s| {
+        crate::geom::homography_4(&UNIT_SQUARE, &s.quad)
+            .and_then(|h| CentreLook::measure(&lookup, &h))
+            .is_some_and(|l| l.is_centre(0.0))
+    });
+    if let Some(camera) = options.camera {
+        for s in &mut seeds {
+            s.quad = s.quad.map(|[x, y]| {
+                let [u, v] = camera.undistort([f64::from(x), f64::from(y)]);
+                [u as f32, v as f32]
+            });
+        }
+    }
+    // From the most typical seeds in turn, keeping the lattice that finds the most centres;
+    // one that finds every seed is not bettered.
+    let mut best: Option<(BoardLattice, BTreeMap<LatticePos, CentreLook>)> = None;
+    for (mut lattice, on, mut fit) in fit_seeds(&seeds, 3) {
+        let mut centres: BTreeMap<LatticePos, CentreLook> = BTreeMap::new();
+        for &(_, pos) in &on {
+            if let Some(look) = CentreLook::measure(&lookup, &lattice.square(pos)) {
+                if look.is_centre(0.0) {
+                    centres.insert(pos, look);
+                }
+            }
+        }
+        if centres.is_empty() {
+            continue;
+        }
+        // A board of 60 cards spans under 40 × 40 squares.
+        grow_centres(&lookup, &mut lattice, &mut fit, &mut centres, 1600);
+        let all_seeds = seeds.iter().all(|s| {
+            lattice
+                .to_lattice(crate::geom::centre(&s.quad))
+                .is_some_and(|[c, r]| {
+                    centres.contains_key(&LatticePos::new(r.round() as i32, c.round() as i32))
+                })
+        });
+        if best.as_ref().is_none_or(|b| centres.len() > b.1.len()) {
+            best = Some((lattice, centres));
+        }
+        if all_seeds {
+            break;
+        }
+    }
+    let (lattice, mut centres) = best.ok_or(CamouflageReadError::NoCentres)?;
+    let stock = typical_stock(&centres);
+    centres.retain(|_, c| c.is_centre(stock));
+
+    let (lattice, centres) = upright(&lattice, centres).ok_or(CamouflageReadError::NoCentres)?;
+    let rows = centres.keys().map(|p| p.row).max().unwrap_or(0) as usize + 2;
+    let cols = centres.keys().map(|p| p.col).max().unwrap_or(0) as usize + 2;
+
+    let mut covered = vec![false; rows * cols];
+    for p in centres.keys() {
+        for dr in -1..=1 {
+            for dc in -1..=1 {
+                covered[(p.row + dr) as usize * cols + (p.col + dc) as usize] = true;
+            }
+        }
+    }
+    let measured: Vec<Option<[f32; 3]>> = (0..rows * cols)
+        .map(|i| {
+            let pos = LatticePos::new((i / cols) as i32, (i % cols) as i32);
+            if !covered[i] || centres.contains_key(&pos) {
+                return None;
+            }
+            square_colour(&lookup, &lattice, pos, &centres)
+        })
+        .collect();
+
+    let named = match options.colours {
+        Some(c) => Some(name_side(c, &measured)?),
+        None => None,
+    };
+    let mut squares = Vec::with_capacity(rows * cols);
+    for i in 0..rows * cols {
+        let pos = LatticePos::new((i / cols) as i32, (i % cols) as i32);
+        let (kind, srgb, confidence) = if let Some(c) = centres.get(&pos) {
+            (SquareKind::Centre, srgb_of(c.ring), 1.0)
+        } else if !covered[i] {
+            let srgb = lattice
+                .to_photo([pos.col as f32, pos.row as f32])
+                .and_then(|p| lookup.srgb(p))
+                .unwrap_or(Srgb::new(0, 0, 0));
+            (SquareKind::Table, srgb, 1.0)
+        } else {
+            match (measured[i], &named) {
+                (None, _) => (SquareKind::Unknown, Srgb::new(0, 0, 0), 0.0),
+                (Some(m), None) => (SquareKind::Unknown, lin(m).to_srgb(), 0.0),
+                (Some(m), Some((_, classifier))) => {
+                    let srgb = lin(m).to_srgb();
+                    let r = classifier.classify(srgb);
+                    match r.label {
+                        Some(k) if r.confidence >= 0.5 => {
+                            (SquareKind::Pattern(k), srgb, r.confidence)
+                        }
+                        _ => (SquareKind::Unknown, srgb, r.confidence),
+                    }
+                }
+            }
+        };
+        squares.push(SquareReading {
+            row: pos.row,
+            col: pos.col,
+            kind,
+            srgb,
+            confidence,
+        });
+    }
+    let picture = squares
+        .chunks(cols)
+        .map(|row| row.iter().map(|s| s.kind.char()).collect())
+        .collect();
+    let corners = [
+        lattice.to_photo([-0.5, -0.5]),
+        lattice.to_photo([cols as f32 - 0.5, -0.5]),
+        lattice.to_photo([cols as f32 - 0.5, rows as f32 - 0.5]),
+        lattice.to_photo([-0.5, rows as f32 - 0.5]),
+    ];
+    let corners =
+        [corners[0], corners[1], corners[2], corners[3]].map(|c| c.unwrap_or([f32::NAN, f32::NAN]));
+    Ok(CamouflageReading {
+        side: named.map(|(name, _)| name),
+        rows,
+        cols,
+        corners,
+        picture,
+        squares,
+        centres: group_symbols(&lattice, &centres),
+        lattice: Some(lattice),
+    })
+}
+
+/// The lattice turned so that its rows run down the photo as nearly as possible, and
+/// shifted so that the block of every card starts at (0, 0); the centres renamed with it.
+fn upright(
+    lattice: &BoardLattice,
+    centres: BTreeMap<LatticePos, CentreLook>,
+) -> Option<(BoardLattice, BTreeMap<LatticePos, CentreLook>)> {
+    let any = *centres.keys().next()?;
+    let at = lattice.to_photo([any.col as f32, any.row as f32])?;
+    // The turn whose column axis points most to the photo's right.
+    let turn = (0..4u8).max_by(|&a, &b| {
+        let right = |k: u8| {
+            let l = lattice.renamed(k, any)?;
+            let p = l.to_photo([1.0, 0.0])?;
+            Some(p[0] - at[0])
+        };
+        right(a)
+            .unwrap_or(f32::MIN)
+            .total_cmp(&right(b).unwrap_or(f32::MIN))
+    })?;
+    let turned = lattice.renamed(turn, LatticePos::new(0, 0))?;
+    let rename = |p: LatticePos| -> LatticePos {
+        // New coordinates of old square p under `renamed(turn, 0)`: R [c, r].
+        let (c, r) = (p.col, p.row);
+        let (nc, nr) = match turn % 4 {
+            0 => (c, r),
+            1 => (-r, c),
+            2 => (-c, -r),
+            _ => (r, -c),
+        };
+        LatticePos::new(nr, nc)
+    };
+    let renamed: BTreeMap<LatticePos, CentreLook> =
+        centres.into_iter().map(|(p, c)| (rename(p), c)).collect();
+    let min_r = renamed.keys().map(|p| p.row).min()? - 1;
+    let min_c = renamed.keys().map(|p| p.col).min()? - 1;
+    let shifted = turned.renamed(0, LatticePos::new(min_r, min_c))?;
+    let centres = renamed
+        .into_iter()
+        .map(|(p, c)| (p.offset(-min_r, -min_c), c))
+        .collect();
+    Some((shifted, centres))
+}
+
+/// Mean linear colour of a card square's middle, divided by the nearest centre's stock and
+/// scaled to printed stock: shade, tint of the light and exposure cancel.
+fn square_colour(
+    lookup: &Lookup,
+    lattice: &BoardLattice,
+    pos: LatticePos,
+    centres: &BTreeMap<LatticePos, CentreLook>,
+) -> Option<[f32; 3]> {
+    const N: usize = 8;
+    let h = lattice.square(pos);
+    let mut sum = [0.0f32; 3];
+    for i in 0..N {
+        for j in 0..N {
+            // The middle 60%: clear of the edges the lattice may be off by.
+            let (x, y) = (
+                0.2 + 0.6 * (j as f32 + 0.5) / N as f32,
+                0.2 + 0.6 * (i as f32 + 0.5) / N as f32,
+            );
+            let p = lookup.rgb(apply_homography(&h, [x, y])?)?;
+            let lin = LinRgb::from_srgb(Srgb::new(
+                p[0].round() as u8,
+                p[1].round() as u8,
+                p[2].round() as u8,
+            ));
+            sum[0] += lin.r;
+            sum[1] += lin.g;
+            sum[2] += lin.b;
+        }
+    }
+    let n = (N * N) as f32;
+    let nearest = centres.iter().min_by_key(|(p, _)| {
+        let (dr, dc) = (p.row - pos.row, p.col - pos.col);
+        dr * dr + dc * dc
+    })?;
+    let w = LinRgb::from_srgb(srgb_of(nearest.1.ring));
+    let white = [w.r, w.g, w.b];
+    Some(std::array::from_fn(|c| {
+        sum[c] / n / white[c].max(1e-3) * STOCK_LINEAR
+    }))
+}
+
+fn lin([r, g, b]: [f32; 3]) -> LinRgb {
+    LinRgb { r, g, b }
+}
+
+fn srgb_of(p: [f32; 3]) -> Srgb {
+    let [r, g, b] = p.map(|v| v.round().clamp(0.0, 255.0) as u8);
+    Srgb::new(r, g, b)
+}
+
+/// The side whose colours explain the squares best, and its classifier.
+fn name_side(
+    colours: SideColours,
+    measured: &[Option<[f32; 3]>],
+) -> Result<(String, Classifier), CamouflageReadError> {
+    let sides: Vec<SideIdx> = match colours.side {
+        Some(s) => vec![s],
+        None => (0..colours.set.sides().len())
+            .map(|i| SideIdx(i as u8))
+            .collect(),
+    };
+    let mut best: Option<(f32, String, Classifier)> = None;
+    let mut first_error = None;
+    for side in sides {
+        let s = colours.set.side(side);
+        let mut swatches = BTreeMap::new();
+        for (&key, p) in &s.patterns {
+            match p.srgb {
+                Some(srgb) => {
+                    swatches.insert(
+                        key,
+                        Swatch {
+                            name: p.name.clone(),
+                            srgb,
+                        },
+                    );
+                }
+                None => {
+                    first_error.get_or_insert(CamouflageReadError::NoColour {
+                        side: s.name.clone(),
+                        key,
+                    });
+                }
+            }
+        }
+        if swatches.len() != s.patterns.len() {
+            continue;
+        }
+        let palette = Palette {
+            name: s.name.clone(),
+            colors: swatches,
+        };
+        let labs: Vec<Lab> = palette
+            .colors
+            .values()
+            .map(|w| Lab::from_srgb(w.srgb))
+            .collect();
+        // Mean distance to the nearest pattern colour, each capped so a hand does not decide.
+        let cost: f32 = measured
+            .iter()
+            .flatten()
+            .map(|&m| {
+                let lab = Lab::from_linear(lin(m));
+                labs.iter()
+                    .map(|l| l.delta_e(lab))
+                    .fold(f32::MAX, f32::min)
+                    .min(20.0)
+            })
+            .sum();
+        let Ok(classifier) = Classifier::new(&palette, ClassifierParams::default()) else {
+            continue;
+        };
+        if best.as_ref().is_none_or(|b| cost < b.0) {
+            best = Some((cost, s.name.clone(), classifier));
+        }
+    }
+    match (best, first_error) {
+        (Some((_, name, c)), _) => Ok((name, c)),
+        (None, Some(e)) => Err(e),
+        (None, None) => Err(CamouflageReadError::NoCentres),
+    }
+}
+
+/// Groups the centres by symbol: the same symbol, at any quarter turn, correlates strongly.
+fn group_symbols(
+    lattice: &BoardLattice,
+    centres: &BTreeMap<LatticePos, CentreLook>,
+) -> Vec<CentreReading> {
+    let mut groups: Vec<Vec<f32>> = Vec::new();
+    let mut out = Vec::with_capacity(centres.len());
+    for (pos, look) in centres {
+        let symbol = normalised(&look.symbol);
+        let group = match groups
+            .iter()
+            .position(|g| symbol_similarity(g, &symbol) > SAME_SYMBOL)
+        {
+            Some(g) => g,
+            None => {
+                groups.push(symbol.clone());
+                groups.len() - 1
+            }
+        };
+        out.push(CentreReading {
+            row: pos.row,
+            col: pos.col,
+            px: lattice
+                .to_photo([pos.col as f32, pos.row as f32])
+                .unwrap_or([f32::NAN, f32::NAN]),
+            symbol_group: group,
+            symbol: look.symbol.to_vec(),
+        });
+    }
+    out
+}
+
+/// Correlation above which two symbols are the same print.
+const SAME_SYMBOL: f32 = 0.75;
+
+/// Zero mean, unit norm.
+fn normalised(v: &[f32]) -> Vec<f32> {
+    let mean = v.iter().sum::<f32>() / v.len() as f32;
+    let centred: Vec<f32> = v.iter().map(|x| x - mean).collect();
+    let norm = centred.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-6);
+    centred.iter().map(|x| x / norm).collect()
+}
+
+/// The best correlation of two normalised symbols over the four quarter turns.
+pub(crate) fn symbol_similarity(a: &[f32], b: &[f32]) -> f32 {
+    const S: usize = SYMBOL_SIDE;
+    (0..4)
+        .map(|turn| {
+            (0..S * S)
+                .map(|k| {
+                    let (r, c) = (k / S, k % S);
+                    let (rr, cc) = match turn {
+                        0 => (r, c),
+                        1 => (c, S - 1 - r),
+                        2 => (S - 1 - r, S - 1 - c),
+                        _ => (S - 1 - c, r),
+                    };
+                    a[k] * b[rr * S + cc]
+                })
+                .sum::<f32>()
+        })
+        .fold(f32::MIN, f32::max)
+}

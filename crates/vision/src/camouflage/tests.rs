@@ -1,0 +1,212 @@
+//! The reader against rendered boards, whose truth is known square by square.
+
+use std::collections::BTreeMap;
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use tablejudge_render::{render_camouflage, CamouflageSceneSpec, CamouflageTruth, Degradation};
+use tablejudge_rules::camouflage::{random_board, CamouflageSet, DeckIdx, SideIdx};
+
+use super::*;
+
+fn set() -> CamouflageSet {
+    let json = include_str!("../../../../models/camouflage/reference.json");
+    CamouflageSet::from_json(json, "reference.json").unwrap()
+}
+
+fn scene(
+    set: &CamouflageSet,
+    cards: usize,
+    seed: u64,
+    d: Degradation,
+) -> (image::RgbImage, CamouflageTruth) {
+    let board = random_board(set, SideIdx(0), false, DeckIdx(1), cards, seed).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let spec = CamouflageSceneSpec::random(set, &board, &mut rng, (960, 720), d).unwrap();
+    let s = render_camouflage(set, &spec).unwrap();
+    // Through JPEG, as photos come.
+    let jpeg = s.jpeg().unwrap();
+    (crate::mat::decode_rgb(&jpeg).unwrap(), s.truth)
+}
+
+/// How a reading compares with the truth, the reading turned and shifted onto the truth's
+/// lattice the way that matches the most centres, then the most squares.
+#[derive(Debug, Default, PartialEq)]
+struct Comparison {
+    centres_missed: usize,
+    centres_extra: usize,
+    /// Card squares read as a different pattern, or as table.
+    wrong: usize,
+    unknown: usize,
+    /// Truth deck → the symbol groups its centres were given.
+    groups: BTreeMap<String, Vec<usize>>,
+}
+
+fn compare(reading: &CamouflageReading, truth: &CamouflageTruth) -> Comparison {
+    let t: BTreeMap<(i32, i32), char> = truth
+        .squares
+        .iter()
+        .map(|s| ((s.row, s.col), s.square))
+        .collect();
+    let read: Vec<((i32, i32), char)> = reading
+        .squares
+        .iter()
+        .filter(|s| s.kind != SquareKind::Table)
+        .map(|s| ((s.row, s.col), s.kind.char()))
+        .collect();
+    type Placed = BTreeMap<(i32, i32), char>;
+    let mut best: Option<(usize, Placed)> = None;
+    let anchor = truth.squares.iter().find(|s| s.square == '*').unwrap();
+    for turn in 0..4 {
+        let turned: Vec<((i32, i32), char)> = read
+            .iter()
+            .map(|&((r, c), k)| {
+                let p = match turn {
+                    0 => (r, c),
+                    1 => (c, -r),
+                    2 => (-r, -c),
+                    _ => (-c, r),
+                };
+                (p, k)
+            })
+            .collect();
+        for &((r, c), k) in &turned {
+            if k != '*' {
+                continue;
+            }
+            let (dr, dc) = (anchor.row - r, anchor.col - c);
+            let moved: BTreeMap<(i32, i32), char> = turned
+                .iter()
+                .map(|&((r, c), k)| ((r + dr, c + dc), k))
+                .collect();
+            let score = t.iter().filter(|(p, k)| moved.get(p) == Some(k)).count()
+                + 1000
+                    * t.iter()
+                        .filter(|(p, &k)| k == '*' && moved.get(p) == Some(&'*'))
+                        .count();
+            if best.as_ref().is_none_or(|b| score > b.0) {
+                best = Some((score, moved));
+            }
+        }
+    }
+    let moved = best.map(|b| b.1).unwrap_or_default();
+    let mut out = Comparison::default();
+    for (p, &k) in &t {
+        let got = moved.get(p).copied().unwrap_or('.');
+        match (k, got) {
+            ('*', '*') => {}
+            ('*', _) => out.centres_missed += 1,
+            (_, '?') => out.unknown += 1,
+            (k, g) if k != g => out.wrong += 1,
+            _ => {}
+        }
+    }
+    out.centres_extra = moved
+        .iter()
+        .filter(|(p, &k)| k == '*' && t.get(p) != Some(&'*'))
+        .count();
+    out
+}
+
+fn read(
+    img: &image::RgbImage,
+    set: &CamouflageSet,
+) -> Result<CamouflageReading, CamouflageReadError> {
+    let options = CamouflageReadOptions {
+        colours: Some(SideColours { set, side: None }),
+        camera: None,
+    };
+    read_camouflage(img, &options)
+}
+
+/// Boards of 8 to 16 cards, in clean and in realistic light, each read square for square:
+/// every centre, every pattern, the side.
+#[test]
+fn rendered_boards_are_read_square_for_square() {
+    let set = set();
+    for (seed, d) in [
+        (2, Degradation::Clean),
+        (2, Degradation::Realistic),
+        (6, Degradation::Clean),
+        (6, Degradation::Realistic),
+        (8, Degradation::Realistic),
+    ] {
+        let (img, truth) = scene(&set, 8 + seed as usize, seed, d);
+        let reading = read(&img, &set).unwrap();
+        assert_eq!(
+            compare(&reading, &truth),
+            Comparison::default(),
+            "board {seed} {d:?}: {:?}",
+            reading.picture
+        );
+        assert_eq!(reading.side.as_deref(), Some("animal"));
+        assert_eq!(reading.centres.len(), truth.cards.len());
+    }
+}
+
+/// The lattice block is upright and its corners are where the truth's board is: each read
+/// centre lies on a true centre, within a tenth of a square.
+#[test]
+fn centres_are_found_where_the_cards_lie() {
+    let set = set();
+    let (img, truth) = scene(&set, 10, 2, Degradation::Realistic);
+    let reading = read(&img, &set).unwrap();
+    let pitch = crate::geom::dist(reading.corners[0], reading.corners[1]) / reading.cols as f32;
+    for c in &reading.centres {
+        let nearest = truth
+            .squares
+            .iter()
+            .filter(|s| s.square == '*')
+            .map(|s| crate::geom::dist(c.px, [s.center[0] as f32, s.center[1] as f32]))
+            .fold(f32::MAX, f32::min);
+        assert!(nearest < 0.1 * pitch, "{c:?} is {nearest} px from a centre");
+    }
+    // Upright: the block's top edge runs more left to right than its side does.
+    let [a, b, _, d] = reading.corners;
+    assert!(b[0] > a[0], "{:?}", reading.corners);
+    assert!((b[0] - a[0]).abs() / reading.cols as f32 >= (d[0] - a[0]).abs() / reading.rows as f32);
+}
+
+/// A checked tablecloth alone: light squares with dark marks on them, but red ones and on
+/// no cards: no centre, so no board.
+#[test]
+fn a_table_without_cards_has_no_centres() {
+    let img = image::RgbImage::from_fn(640, 480, |x, y| {
+        let (a, b) = ((x / 24) % 2 == 0, (y / 24) % 2 == 0);
+        match (a, b) {
+            (true, true) => image::Rgb([200, 30, 40]),
+            (false, false) => image::Rgb([245, 240, 235]),
+            _ => image::Rgb([225, 140, 145]),
+        }
+    });
+    let set = set();
+    assert_eq!(
+        read(&img, &set).unwrap_err(),
+        CamouflageReadError::NoCentres
+    );
+}
+
+/// A set side without colours cannot name the squares: the error says which pattern.
+#[test]
+fn a_side_without_colours_is_named() {
+    let mut json: serde_json::Value =
+        serde_json::from_str(include_str!("../../../../models/camouflage/reference.json")).unwrap();
+    json["sides"]["animal"]["g"]
+        .as_object_mut()
+        .unwrap()
+        .remove("srgb");
+    let set = CamouflageSet::from_json(&json.to_string(), "mine.json").unwrap();
+    let (img, _) = scene(&set, 8, 2, Degradation::Realistic);
+    let options = CamouflageReadOptions {
+        colours: Some(SideColours {
+            set: &set,
+            side: Some(SideIdx(0)),
+        }),
+        camera: None,
+    };
+    let e = read_camouflage(&img, &options).unwrap_err();
+    assert!(
+        matches!(e, CamouflageReadError::NoColour { ref side, key } if side == "animal" && key.char() == 'g'),
+        "{e:?}"
+    );
+}

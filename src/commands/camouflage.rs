@@ -1,0 +1,226 @@
+//! `tablejudge camouflage read`
+
+use std::path::Path;
+
+use anyhow::Result;
+use tablejudge_rules::camouflage::CamouflageSet;
+use tablejudge_vision::camouflage::{
+    read_camouflage, CamouflageReadError, CamouflageReadOptions, CamouflageReading, SideColours,
+    SquareKind,
+};
+
+use super::print_json;
+use crate::annotate::{annotate, CellMark, CellNote, GridNote};
+use crate::cli::{Output, PhotoOptions};
+use crate::input::load_camouflage_set;
+use crate::outcome::{BadInput, Outcome};
+use crate::photo::{load_camera, load_photo, save_image};
+
+/// Format tag of `camouflage read --json`.
+const READING_FORMAT: &str = "tablejudge/camouflage-reading@1";
+
+pub struct CamouflageRead<'a> {
+    pub photo: &'a Path,
+    pub set: Option<&'a Path>,
+    pub side: Option<&'a str>,
+    pub photo_options: &'a PhotoOptions,
+    pub output: Output,
+}
+
+pub fn read(args: CamouflageRead<'_>) -> Result<Outcome> {
+    let set = args.set.map(load_camouflage_set).transpose()?;
+    let colours = match &set {
+        Some(set) => Some(side_colours(
+            set,
+            args.set.unwrap_or(Path::new("")),
+            args.side,
+        )?),
+        None => None,
+    };
+    let camera = args
+        .photo_options
+        .camera_calibration
+        .as_deref()
+        .map(load_camera)
+        .transpose()?;
+    let image = load_photo(args.photo)?;
+    let source = args.photo.display().to_string();
+    let options = CamouflageReadOptions {
+        colours,
+        camera: camera.as_ref(),
+    };
+    let reading = match read_camouflage(&image, &options) {
+        Ok(r) => r,
+        Err(e @ CamouflageReadError::NoColour { .. }) => {
+            let file = args
+                .set
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            return Err(BadInput(format!("{file}: {e}")).into());
+        }
+        Err(e) => {
+            let reason = e.to_string();
+            if args.output.json {
+                print_json(&serde_json::json!({
+                    "format": READING_FORMAT,
+                    "source": source,
+                    "status": "undecided",
+                    "reason": reason,
+                }))?;
+            } else {
+                outln!("{source}: undecided: {reason}");
+            }
+            if let Some(out) = &args.photo_options.annotate {
+                let banner = format!("UNDECIDED: {reason}");
+                save_image(&annotate(&image, &[], &banner, CellMark::Doubtful), out)?;
+            }
+            return Ok(Outcome::Undecided);
+        }
+    };
+
+    let unknown: Vec<String> = reading
+        .unknown()
+        .map(|s| format!("({}, {})", s.row, s.col))
+        .collect();
+    let reason = (!unknown.is_empty() && set.is_some()).then(|| {
+        format!(
+            "{} square{} not told: {}; retake without hands, glare or shadow over the cards",
+            unknown.len(),
+            if unknown.len() == 1 { "" } else { "s" },
+            unknown.join(", ")
+        )
+    });
+    let decks = reading
+        .centres
+        .iter()
+        .map(|c| c.symbol_group)
+        .max()
+        .map_or(0, |g| g + 1);
+    if args.output.json {
+        let mut v = serde_json::to_value(&reading)?;
+        v["format"] = serde_json::json!(READING_FORMAT);
+        v["source"] = serde_json::json!(source);
+        v["status"] = serde_json::json!(if reason.is_some() {
+            "undecided"
+        } else {
+            "read"
+        });
+        if let Some(reason) = &reason {
+            v["reason"] = serde_json::json!(reason);
+        }
+        print_json(&v)?;
+    } else {
+        outln!(
+            "{source}: {} cards of {decks} symbol{}, {}x{} squares{}",
+            reading.centres.len(),
+            if decks == 1 { "" } else { "s" },
+            reading.rows,
+            reading.cols,
+            reading
+                .side
+                .as_ref()
+                .map(|s| format!(", side {s}"))
+                .unwrap_or_default()
+        );
+        for row in &reading.picture {
+            outln!("  {row}");
+        }
+        if let Some(reason) = &reason {
+            outln!("undecided: {reason}");
+        }
+    }
+    if let Some(out) = &args.photo_options.annotate {
+        let banner = match &reason {
+            Some(r) => format!("UNDECIDED: {r}"),
+            None => format!("{} cards read", reading.centres.len()),
+        };
+        let mark = if reason.is_some() {
+            CellMark::Doubtful
+        } else {
+            CellMark::Fine
+        };
+        save_image(&annotated(&image, &reading, &banner, mark), out)?;
+    }
+    Ok(if reason.is_some() {
+        Outcome::Undecided
+    } else {
+        Outcome::Pass
+    })
+}
+
+/// The set's side named on the command line, or any side (the reader picks).
+fn side_colours<'a>(
+    set: &'a CamouflageSet,
+    file: &Path,
+    side: Option<&str>,
+) -> Result<SideColours<'a>> {
+    let side = match side {
+        None => None,
+        Some(name) => Some(set.side_by_name(name).ok_or_else(|| {
+            let names: Vec<&str> = set.sides().iter().map(|s| s.name.as_str()).collect();
+            BadInput(format!(
+                "{}: no side {name:?}: the set's sides are {}",
+                file.display(),
+                names.join(", ")
+            ))
+        })?),
+    };
+    Ok(SideColours { set, side })
+}
+
+/// The photo with the lattice block drawn, each card square's key, each centre's symbol
+/// group as a letter, and doubtful squares ringed.
+pub fn annotated(
+    image: &image::RgbImage,
+    reading: &CamouflageReading,
+    banner: &str,
+    mark: CellMark,
+) -> image::RgbImage {
+    let Some(lattice) = reading.lattice else {
+        return annotate(image, &[], banner, mark);
+    };
+    let to_image = move |[x, y]: [f64; 2]| {
+        lattice
+            .to_photo([x as f32 - 0.5, y as f32 - 0.5])
+            .unwrap_or([f32::NAN, f32::NAN])
+    };
+    let cells: Vec<CellNote> = reading
+        .squares
+        .iter()
+        .map(|s| {
+            let centre = reading
+                .centres
+                .iter()
+                .find(|c| c.row == s.row && c.col == s.col);
+            let text = match (s.kind, centre) {
+                (SquareKind::Centre, Some(c)) => group_letter(c.symbol_group),
+                (SquareKind::Table, _) => String::new(),
+                (kind, _) => kind.char().to_string(),
+            };
+            let mark = if s.kind == SquareKind::Unknown {
+                CellMark::Doubtful
+            } else {
+                CellMark::Fine
+            };
+            CellNote { text, mark }
+        })
+        .collect();
+    let grid = GridNote {
+        rows: reading.rows,
+        cols: reading.cols,
+        to_image: &to_image,
+        cells: &cells,
+        outline: image::Rgb([40, 120, 255]),
+        caption: None,
+    };
+    annotate(image, &[grid], banner, mark)
+}
+
+/// Symbol groups as capital letters: A, B, …, then A1, B1, … past Z.
+fn group_letter(g: usize) -> String {
+    let letter = char::from(b'A' + (g % 26) as u8);
+    match g / 26 {
+        0 => letter.to_string(),
+        n => format!("{letter}{n}"),
+    }
+}
