@@ -136,8 +136,9 @@ pub struct SideColours<'a> {
     pub side: Option<SideIdx>,
 }
 
-/// How far below the typical stock a square's corrected colour may be classified: the
-/// expected print colour of stock (linear), a light warm white.
+/// What the stock of a centre is taken to be, linear (about sRGB #f0f0f0): a square's
+/// colour is its ratio to the nearest stock times this. Printings differ a little; the
+/// classifier's tolerance covers it.
 const STOCK_LINEAR: f32 = 0.87;
 
 const UNIT_SQUARE: Quad = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
