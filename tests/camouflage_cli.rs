@@ -1,28 +1,35 @@
 //! `tablejudge render camouflage`.
 
+use std::path::Path;
+
 use crate::assert_exit;
-use crate::util::{path_str, root, tablejudge};
+use crate::util::{path_str, root, tablejudge, Run};
+
+/// `tablejudge render camouflage --set SET --out OUT` and `extra`.
+fn render_camouflage(set: &Path, out: &Path, extra: &[&str]) -> Run {
+    let mut args = vec![
+        "render",
+        "camouflage",
+        "--set",
+        path_str(set),
+        "--out",
+        path_str(out),
+    ];
+    args.extend_from_slice(extra);
+    tablejudge(args)
+}
 
 #[test]
 fn render_camouflage_writes_boards_with_truth() {
     let dir = tempfile::tempdir().unwrap();
     let set = root().join("models/camouflage/reference.json");
-    let run = tablejudge([
-        "render",
-        "camouflage",
-        "--set",
-        path_str(&set),
-        "--out",
-        path_str(dir.path()),
-        "--n",
-        "2",
-        "--cards",
-        "7",
-        "--side",
-        "gems",
-        "--size",
-        "640x480",
-    ]);
+    let run = render_camouflage(
+        &set,
+        dir.path(),
+        &[
+            "--n", "2", "--cards", "7", "--side", "gems", "--size", "640x480",
+        ],
+    );
     assert_exit!(run, 0);
     for i in 0..2 {
         let img = image::open(dir.path().join(format!("board_{i:04}.jpg"))).unwrap();
@@ -47,29 +54,13 @@ fn render_camouflage_writes_boards_with_truth() {
 fn render_camouflage_names_a_missing_side_and_the_sides_there_are() {
     let dir = tempfile::tempdir().unwrap();
     let set = root().join("models/camouflage/reference.json");
-    let run = tablejudge([
-        "render",
-        "camouflage",
-        "--set",
-        path_str(&set),
-        "--out",
-        path_str(dir.path()),
-        "--side",
-        "plants",
-    ]);
+    let run = render_camouflage(&set, dir.path(), &["--side", "plants"]);
     assert_exit!(run, 2);
     assert!(run.stderr.contains("no side \"plants\""), "{}", run.stderr);
     assert!(run.stderr.contains("animal, gems"), "{}", run.stderr);
     // A Layers+ set is not a Camouflage set.
     let layers = root().join("models/layers/reference.json");
-    let run = tablejudge([
-        "render",
-        "camouflage",
-        "--set",
-        path_str(&layers),
-        "--out",
-        path_str(dir.path()),
-    ]);
+    let run = render_camouflage(&layers, dir.path(), &[]);
     assert_exit!(run, 2);
     assert!(
         run.stderr.contains("not a Camouflage set"),
@@ -82,19 +73,11 @@ fn render_camouflage_names_a_missing_side_and_the_sides_there_are() {
 fn render_camouflage_series_writes_a_photo_per_placement_and_the_history() {
     let dir = tempfile::tempdir().unwrap();
     let set = root().join("models/camouflage/reference.json");
-    let run = tablejudge([
-        "render",
-        "camouflage",
-        "--set",
-        path_str(&set),
-        "--out",
-        path_str(dir.path()),
-        "--series",
-        "--players",
-        "2",
-        "--size",
-        "320x240",
-    ]);
+    let run = render_camouflage(
+        &set,
+        dir.path(),
+        &["--series", "--players", "2", "--size", "320x240"],
+    );
     assert_exit!(run, 0);
     let game = dir.path().join("game_0000");
     let series: serde_json::Value =
@@ -116,20 +99,11 @@ fn render_camouflage_series_writes_a_photo_per_placement_and_the_history() {
 fn camouflage_read_finds_every_card_of_a_rendered_board() {
     let dir = tempfile::tempdir().unwrap();
     let set = root().join("models/camouflage/reference.json");
-    let run = tablejudge([
-        "render",
-        "camouflage",
-        "--set",
-        path_str(&set),
-        "--out",
-        path_str(dir.path()),
-        "--cards",
-        "8",
-        "--seed",
-        "1",
-        "--size",
-        "960x720",
-    ]);
+    let run = render_camouflage(
+        &set,
+        dir.path(),
+        &["--cards", "8", "--seed", "1", "--size", "960x720"],
+    );
     assert_exit!(run, 0);
     let photo = dir.path().join("board_0000.jpg");
     let annotated = dir.path().join("read.png");

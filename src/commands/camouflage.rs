@@ -9,7 +9,7 @@ use tablejudge_vision::camouflage::{
     SquareKind,
 };
 
-use super::print_json;
+use super::{print_json, stamp_status};
 use crate::annotate::{annotate, CellMark, CellNote, GridNote};
 use crate::cli::{Output, PhotoOptions};
 use crate::input::load_camouflage_set;
@@ -100,14 +100,7 @@ pub fn read(args: CamouflageRead<'_>) -> Result<Outcome> {
         let mut v = serde_json::to_value(&reading)?;
         v["format"] = serde_json::json!(READING_FORMAT);
         v["source"] = serde_json::json!(source);
-        v["status"] = serde_json::json!(if reason.is_some() {
-            "undecided"
-        } else {
-            "read"
-        });
-        if let Some(reason) = &reason {
-            v["reason"] = serde_json::json!(reason);
-        }
+        stamp_status(&mut v, reason.as_deref());
         print_json(&v)?;
     } else {
         outln!(

@@ -6,7 +6,7 @@ use anyhow::Result;
 use image::Rgb;
 use tablejudge_vision::{read_grid, ReadError, ReadOptions};
 
-use super::print_json;
+use super::{print_json, stamp_status};
 use crate::annotate::{annotate, grid_to_image, CellMark, CellNote, GridNote};
 use crate::cli::{Output, PhotoOptions};
 use crate::input::load_palette;
@@ -100,14 +100,7 @@ pub fn read(args: GridRead<'_>) -> Result<Outcome> {
     if args.output.json {
         let mut v = serde_json::to_value(reading.to_observation(&source))?;
         v["confidence"] = serde_json::json!(reading.confidence);
-        v["status"] = serde_json::json!(if doubtful.is_empty() {
-            "read"
-        } else {
-            "undecided"
-        });
-        if let Some(reason) = &reason {
-            v["reason"] = serde_json::json!(reason);
-        }
+        stamp_status(&mut v, reason.as_deref());
         print_json(&v)?;
     } else {
         outln!(

@@ -150,6 +150,18 @@ pub fn run(cli: Cli) -> Result<Outcome> {
     }
 }
 
+/// Marks a reading's JSON as `read`, or `undecided` with the reason.
+fn stamp_status(v: &mut serde_json::Value, reason: Option<&str>) {
+    v["status"] = serde_json::json!(if reason.is_some() {
+        "undecided"
+    } else {
+        "read"
+    });
+    if let Some(reason) = reason {
+        v["reason"] = serde_json::json!(reason);
+    }
+}
+
 /// Prints a value as pretty JSON on stdout.
 fn print_json(value: &impl serde::Serialize) -> Result<()> {
     outln!("{}", serde_json::to_string_pretty(value)?);
