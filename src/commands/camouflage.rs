@@ -82,14 +82,30 @@ pub fn read(args: CamouflageRead<'_>) -> Result<Outcome> {
         .unknown()
         .map(|s| format!("({}, {})", s.row, s.col))
         .collect();
-    let reason = (!unknown.is_empty() && set.is_some()).then(|| {
-        format!(
+    let mut reasons: Vec<String> = Vec::new();
+    if !reading.stray_symbols.is_empty() {
+        let at: Vec<String> = reading
+            .stray_symbols
+            .iter()
+            .map(|[x, y]| format!("({x:.0}, {y:.0})"))
+            .collect();
+        reasons.push(format!(
+            "{} symbol{} at pixel {} on no card read: a card off the others' lattice or missed; \
+             lay it square on the others, or retake in focus and square-on",
+            at.len(),
+            if at.len() == 1 { "" } else { "s" },
+            at.join(", ")
+        ));
+    }
+    if !unknown.is_empty() && set.is_some() {
+        reasons.push(format!(
             "{} square{} not told: {}; retake without hands, glare or shadow over the cards",
             unknown.len(),
             if unknown.len() == 1 { "" } else { "s" },
             unknown.join(", ")
-        )
-    });
+        ));
+    }
+    let reason = (!reasons.is_empty()).then(|| reasons.join("; "));
     let decks = reading
         .centres
         .iter()

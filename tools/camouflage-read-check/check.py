@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Reads rendered Camouflage photos with `tablejudge camouflage read` and compares each with its
-.truth.json: centres missed or extra, card squares read wrong or unknown. Until `eval camouflage`
-exists. Usage: python3 tools/camouflage-read-check/check.py "DIR/*.jpg" (from the repo root)."""
+.truth.json: centres missed or extra, card squares read wrong or unknown, and whether each
+reading that exits 0 (trusted) is right. Until `eval camouflage` exists. Usage: python3 tools/camouflage-read-check/check.py "DIR/*.jpg" (from the repo root)."""
 import json, subprocess, sys, glob, os, time
 def rot(pic):  # clockwise quarter turn
     rows=len(pic); cols=len(pic[0])
     return [''.join(pic[rows-1-r][c] for r in range(rows)) for c in range(cols)]
 def cells(pic):
     return {(r,c):ch for r,row in enumerate(pic) for c,ch in enumerate(row) if ch!='.'}
-tot=dict(frames=0,ok=0,cent_miss=0,cent_extra=0,sq_wrong=0,sq_unknown=0,sq=0,fail=0)
+tot=dict(frames=0,ok=0,cent_miss=0,cent_extra=0,sq_wrong=0,sq_unknown=0,sq=0,fail=0,exit0_right=0,exit0_wrong=0,undecided_right=0,undecided_wrong=0)
 files=sorted(glob.glob(sys.argv[1]))
 for f in files:
     truth=json.load(open(f.replace('.jpg','.truth.json')))
@@ -18,7 +18,7 @@ for f in files:
     tot['frames']+=1
     try: r=json.loads(p.stdout)
     except Exception: print(f,'ERR',p.stderr[:300]); tot['fail']+=1; continue
-    if 'picture' not in r: print(f,'FAIL',r.get('reason')); tot['fail']+=1; continue
+    if 'picture' not in r: print(f,'FAIL',r.get('reason')); tot['fail']+=1; tot['undecided_wrong']+=1; continue
     T=cells(truth['picture'])
     best=None
     pic=r['picture']
@@ -39,6 +39,8 @@ for f in files:
     unk=[p for p in T if RR.get(p)=='?']
     hand = 'hand' if any(s['visible']<1 for s in truth['squares']) else ''
     tot['cent_miss']+=miss; tot['cent_extra']+=extra; tot['sq_wrong']+=len(wrong); tot['sq_unknown']+=len(unk); tot['sq']+=len(T)
-    if not(miss or extra or wrong or unk): tot['ok']+=1
+    right=not(miss or extra or wrong or unk)
+    tot[('exit0' if p.returncode==0 else 'undecided')+('_right' if right else '_wrong')]+=1
+    if right: tot['ok']+=1
     else: print(os.path.basename(os.path.dirname(f))+'/'+os.path.basename(f), hand, 'miss',miss,'extra',extra,'wrong',wrong[:6],'unk',len(unk), 'groups', max([c['symbol_group'] for c in r['centres']])+1, '%.2fs'%dt)
 print(tot)

@@ -93,24 +93,38 @@ const UNIT: Quad = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
 /// pairs it was fitted to.
 pub(crate) type Start = (BoardLattice, Vec<(usize, LatticePos)>, Fit);
 
-/// Lattices grown from up to `n` seeds, the most typical first: a seed whose size is nearest
-/// the median (a centre merged with a light neighbour is larger, one cut by glare smaller).
+/// Lattices grown from up to `n` seeds, those most seeds agree with first (a seed on a
+/// table's pattern has few others on its lattice), then the most typical: a seed whose size is
+/// nearest the median.
 pub(crate) fn fit_seeds(seeds: &[Seed], n: usize) -> Vec<Start> {
     let mut areas: Vec<f32> = seeds.iter().map(|s| s.area).collect();
     areas.sort_by(f32::total_cmp);
     let Some(&median) = areas.get(areas.len() / 2) else {
         return Vec::new();
     };
-    let mut order: Vec<usize> = (0..seeds.len()).collect();
-    order.sort_by(|&a, &b| {
-        let off = |i: usize| (seeds[i].area / median).ln().abs();
-        off(a).total_cmp(&off(b))
-    });
-    order
-        .into_iter()
+    let off = |i: usize| (seeds[i].area / median).ln().abs();
+    let mut starts: Vec<Start> = (0..seeds.len())
         .filter_map(|start| grow_from(seeds, start))
-        .take(n)
-        .collect()
+        .collect();
+    starts.sort_by(|a, b| {
+        b.1.len()
+            .cmp(&a.1.len())
+            .then(off(a.1[0].0).total_cmp(&off(b.1[0].0)))
+    });
+    // One start per group of seeds that agree.
+    let mut taken: Vec<Start> = Vec::new();
+    for s in starts {
+        if taken.len() >= n {
+            break;
+        }
+        if taken
+            .iter()
+            .all(|t| !t.1.iter().any(|&(i, _)| i == s.1[0].0))
+        {
+            taken.push(s);
+        }
+    }
+    taken
 }
 
 fn grow_from(seeds: &[Seed], start: usize) -> Option<Start> {
@@ -189,20 +203,15 @@ pub(crate) fn grow_centres(
                 if tried.len() >= max_squares || !tried.insert(pos) {
                     continue;
                 }
-                // Only squares with ink in the middle are worth settling.
-                let Some(look) = CentreLook::measure(lookup, &lattice.square(pos)) else {
-                    continue;
-                };
-                if !look.may_be_centre() {
-                    continue;
-                }
+                // Every square is settled before it is judged: at the far side of the board
+                // the lattice may still be off by a third of a square, its symbol off-centre.
                 let Some((at, p)) = settle(lookup, lattice, pos) else {
                     continue;
                 };
                 let Some(look) = CentreLook::measure(lookup, &lattice.square_at(at)) else {
                     continue;
                 };
-                if !look.is_centre(stock) {
+                if !look.is_centre(stock) || !framed_by_patterns(lookup, lattice, at, look.ring) {
                     continue;
                 }
                 fit.0.push([pos.col as f32, pos.row as f32]);
@@ -269,9 +278,61 @@ pub(crate) fn settle(
     Some((at, lattice.to_photo(at)?))
 }
 
-/// The median ring luma of the centres found.
-pub(crate) fn typical_stock(centres: &BTreeMap<LatticePos, CentreLook>) -> f32 {
-    let mut l: Vec<f32> = centres.values().map(|c| c.ring_luma).collect();
-    l.sort_by(f32::total_cmp);
-    l.get(l.len() / 2).copied().unwrap_or(0.0)
+/// The ring colour of the centres found, the median by brightness; `None` before any.
+pub(crate) fn typical_stock(centres: &BTreeMap<LatticePos, CentreLook>) -> Option<[f32; 3]> {
+    let mut rings: Vec<[f32; 3]> = centres.values().map(|c| c.ring).collect();
+    rings.sort_by(|a, b| (a[0] + a[1] + a[2]).total_cmp(&(b[0] + b[1] + b[2])));
+    rings.get(rings.len() / 2).copied()
+}
+
+/// Whether the square centred at lattice point `at` is framed like a card centre: at least
+/// four of its eight neighbours (the card's own pattern squares, or those of cards over it)
+/// unlike its stock, darker or coloured. A light speck on a light table, a flower on a cloth,
+/// has the table all around instead.
+pub(crate) fn framed_by_patterns(
+    lookup: &Lookup,
+    lattice: &BoardLattice,
+    [c, r]: [f32; 2],
+    stock: [f32; 3],
+) -> bool {
+    let mut unlike = 0;
+    for (dr, dc) in [
+        (-1, -1),
+        (-1, 0),
+        (-1, 1),
+        (0, -1),
+        (0, 1),
+        (1, -1),
+        (1, 0),
+        (1, 1),
+    ] {
+        let h = lattice.square_at([c + dc as f32, r + dr as f32]);
+        let mut sum = [0.0f32; 3];
+        let mut n = 0.0;
+        for i in 0..4 {
+            for j in 0..4 {
+                let (x, y) = (
+                    0.25 + 0.5 * (j as f32 + 0.5) / 4.0,
+                    0.25 + 0.5 * (i as f32 + 0.5) / 4.0,
+                );
+                if let Some(p) = apply_homography(&h, [x, y]).and_then(|p| lookup.rgb(p)) {
+                    for k in 0..3 {
+                        sum[k] += p[k];
+                    }
+                    n += 1.0;
+                }
+            }
+        }
+        if n == 0.0 {
+            continue;
+        }
+        let ratio: [f32; 3] = std::array::from_fn(|k| sum[k] / n / stock[k].max(1.0));
+        let mean = (ratio[0] + ratio[1] + ratio[2]) / 3.0;
+        let spread = ratio.iter().fold(f32::MIN, |a, &b| a.max(b))
+            - ratio.iter().fold(f32::MAX, |a, &b| a.min(b));
+        if mean < 0.8 || spread > 0.15 * mean {
+            unlike += 1;
+        }
+    }
+    unlike >= 4
 }

@@ -15,8 +15,8 @@ use tablejudge_rules::palette::Swatch;
 use tablejudge_rules::{Key, Palette, Srgb};
 use thiserror::Error;
 
-use super::lattice::{fit_seeds, grow_centres, typical_stock, BoardLattice};
-use super::seeds::{find_seeds, CentreLook, SYMBOL_SIDE};
+use super::lattice::{fit_seeds, framed_by_patterns, grow_centres, typical_stock, BoardLattice};
+use super::seeds::{find_seeds, CentreLook, Seed, SYMBOL_SIDE};
 use crate::camera::Camera;
 use crate::classify::{Classifier, ClassifierParams};
 use crate::colour::{Lab, LinRgb};
@@ -94,6 +94,9 @@ pub struct CamouflageReading {
     /// Every square of the block, row-major.
     pub squares: Vec<SquareReading>,
     pub centres: Vec<CentreReading>,
+    /// Pixel positions of symbols on or beside the cards that lie on no centre read: a card
+    /// off the others' lattice, or one the reader missed. The reading is then not whole.
+    pub stray_symbols: Vec<[f32; 2]>,
     /// Lattice `[col, row]` to photo pixels.
     #[serde(skip)]
     pub lattice: Option<BoardLattice>,
@@ -159,21 +162,26 @@ pub fn read_camouflage(
 ) -> Result<CamouflageReading, CamouflageReadError> {
     let lookup = Lookup::new(image, options.camera);
     let mut seeds = find_seeds(image)?;
+    // The lattice lives in undistorted coordinates, which `lookup` takes.
+    let undistort = |[x, y]: [f32; 2]| -> [f32; 2] {
+        match options.camera {
+            Some(camera) => {
+                let [u, v] = camera.undistort([f64::from(x), f64::from(y)]);
+                [u as f32, v as f32]
+            }
+            None => [x, y],
+        }
+    };
+    for s in &mut seeds {
+        s.quad = s.quad.map(undistort);
+    }
     // Only seeds that look like centres: light tiles of a table with a speck on them are many
     // and lie on a lattice of their own.
     seeds.retain(|s| {
         crate::geom::homography_4(&UNIT_SQUARE, &s.quad)
             .and_then(|h| CentreLook::measure(&lookup, &h))
-            .is_some_and(|l| l.is_centre(0.0))
+            .is_some_and(|l| l.is_centre(None))
     });
-    if let Some(camera) = options.camera {
-        for s in &mut seeds {
-            s.quad = s.quad.map(|[x, y]| {
-                let [u, v] = camera.undistort([f64::from(x), f64::from(y)]);
-                [u as f32, v as f32]
-            });
-        }
-    }
     // From the most typical seeds in turn, keeping the lattice that finds the most centres;
     // one that finds every seed is not bettered.
     let mut best: Option<(BoardLattice, BTreeMap<LatticePos, CentreLook>)> = None;
@@ -181,7 +189,14 @@ pub fn read_camouflage(
         let mut centres: BTreeMap<LatticePos, CentreLook> = BTreeMap::new();
         for &(_, pos) in &on {
             if let Some(look) = CentreLook::measure(&lookup, &lattice.square(pos)) {
-                if look.is_centre(0.0) {
+                if look.is_centre(None)
+                    && framed_by_patterns(
+                        &lookup,
+                        &lattice,
+                        [pos.col as f32, pos.row as f32],
+                        look.ring,
+                    )
+                {
                     centres.insert(pos, look);
                 }
             }
@@ -250,9 +265,9 @@ pub fn read_camouflage(
             match (measured[i], &named) {
                 (None, _) => (SquareKind::Unknown, Srgb::new(0, 0, 0), 0.0),
                 (Some(m), None) => (SquareKind::Unknown, lin(m).to_srgb(), 0.0),
-                (Some(m), Some((_, classifier))) => {
-                    let srgb = lin(m).to_srgb();
-                    let r = classifier.classify(srgb);
+                (Some(m), Some(side)) => {
+                    let srgb = lin(apply_gains(m, side.gains)).to_srgb();
+                    let r = side.classifier.classify(srgb);
                     match r.label {
                         Some(k) if r.confidence >= 0.5 => {
                             (SquareKind::Pattern(k), srgb, r.confidence)
@@ -283,15 +298,60 @@ pub fn read_camouflage(
     let corners =
         [corners[0], corners[1], corners[2], corners[3]].map(|c| c.unwrap_or([f32::NAN, f32::NAN]));
     Ok(CamouflageReading {
-        side: named.map(|(name, _)| name),
+        side: named.map(|side| side.name),
         rows,
         cols,
         corners,
         picture,
         squares,
+        stray_symbols: stray_symbols(&lookup, &lattice, &centres, &seeds),
         centres: group_symbols(&lattice, &centres),
         lattice: Some(lattice),
     })
+}
+
+/// The seeds on the cards or next to them (within two squares of a centre) that pass for a
+/// centre on their own, yet lie on no centre read: every card's centre shows its symbol, so
+/// each should be one. Returns their symbols' photo positions.
+fn stray_symbols(
+    lookup: &Lookup,
+    lattice: &BoardLattice,
+    centres: &BTreeMap<LatticePos, CentreLook>,
+    seeds: &[Seed],
+) -> Vec<[f32; 2]> {
+    let Some(stock) = typical_stock(centres) else {
+        return Vec::new();
+    };
+    const CENTRED: Quad = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
+    seeds
+        .iter()
+        .filter(|seed| {
+            let Some([c, r]) = lattice.to_lattice(crate::geom::centre(&seed.quad)) else {
+                return false;
+            };
+            let near = centres
+                .keys()
+                .any(|p| (p.col as f32 - c).abs().max((p.row as f32 - r).abs()) < 2.5);
+            let on = centres
+                .keys()
+                .any(|p| (p.col as f32 - c).hypot(p.row as f32 - r) < 0.35);
+            if !near || on {
+                return false;
+            }
+            // Judged on its own square: a spot of a pattern is not framed by stock, a flower
+            // on the cloth beside the cards has the cloth around it.
+            let Some(own) =
+                crate::geom::homography_4(&CENTRED, &seed.quad).and_then(BoardLattice::new)
+            else {
+                return false;
+            };
+            CentreLook::measure(lookup, &own.square_at([0.0, 0.0])).is_some_and(|look| {
+                look.is_centre(Some(stock))
+                    && framed_by_patterns(lookup, &own, [0.0, 0.0], look.ring)
+            })
+        })
+        .map(|seed| seed.symbol)
+        .collect()
 }
 
 /// The lattice turned so that its rows run down the photo as nearly as possible, and
@@ -387,18 +447,26 @@ fn srgb_of(p: [f32; 3]) -> Srgb {
     Srgb::new(r, g, b)
 }
 
-/// The side whose colours explain the squares best, and its classifier.
+/// The side whose patterns name the squares.
+struct NamedSide {
+    name: String,
+    classifier: Classifier,
+    /// Takes this photo's measured colours to the printed ones.
+    gains: ToneCurve,
+}
+
+/// The side whose colours explain the squares best, with its classifier and gains.
 fn name_side(
     colours: SideColours,
     measured: &[Option<[f32; 3]>],
-) -> Result<(String, Classifier), CamouflageReadError> {
+) -> Result<NamedSide, CamouflageReadError> {
     let sides: Vec<SideIdx> = match colours.side {
         Some(s) => vec![s],
         None => (0..colours.set.sides().len())
             .map(|i| SideIdx(i as u8))
             .collect(),
     };
-    let mut best: Option<(f32, String, Classifier)> = None;
+    let mut best: Option<(f32, String, Classifier, ToneCurve)> = None;
     let mut first_error = None;
     for side in sides {
         let s = colours.set.side(side);
@@ -429,17 +497,19 @@ fn name_side(
             name: s.name.clone(),
             colors: swatches,
         };
-        let labs: Vec<Lab> = palette
+        let printed: Vec<LinRgb> = palette
             .colors
             .values()
-            .map(|w| Lab::from_srgb(w.srgb))
+            .map(|w| LinRgb::from_srgb(w.srgb))
             .collect();
+        let gains = fit_gains(measured, &printed);
+        let labs: Vec<Lab> = printed.iter().map(|&p| Lab::from_linear(p)).collect();
         // Mean distance to the nearest pattern colour, each capped so a hand does not decide.
         let cost: f32 = measured
             .iter()
             .flatten()
             .map(|&m| {
-                let lab = Lab::from_linear(lin(m));
+                let lab = Lab::from_linear(lin(apply_gains(m, gains)));
                 labs.iter()
                     .map(|l| l.delta_e(lab))
                     .fold(f32::MAX, f32::min)
@@ -450,14 +520,90 @@ fn name_side(
             continue;
         };
         if best.as_ref().is_none_or(|b| cost < b.0) {
-            best = Some((cost, s.name.clone(), classifier));
+            best = Some((cost, s.name.clone(), classifier, gains));
         }
     }
     match (best, first_error) {
-        (Some((_, name, c)), _) => Ok((name, c)),
+        (Some((_, name, c, gains)), _) => Ok(NamedSide {
+            name,
+            classifier: c,
+            gains,
+        }),
         (None, Some(e)) => Err(e),
         (None, None) => Err(CamouflageReadError::NoCentres),
     }
+}
+
+/// A per-channel tone curve `gain · m^power` (linear) taking the measured squares nearest to
+/// the printed colours of their patterns: what the stock correction leaves of the light's
+/// tint, of the camera's tone curve (which compresses highlights, stock included) and of the
+/// printing's difference from the set's colours. The squares of one photo look alike to one
+/// another even when all are off the set's colours; a few rounds of naming each square and
+/// refitting the curves (least squares in log space) follow them. The curves stay near the
+/// identity, so they cannot turn one pattern into another wholesale.
+pub(super) fn fit_gains(measured: &[Option<[f32; 3]>], printed: &[LinRgb]) -> ToneCurve {
+    let labs: Vec<Lab> = printed.iter().map(|&p| Lab::from_linear(p)).collect();
+    let mut curve = ToneCurve::IDENTITY;
+    for _ in 0..5 {
+        let mut pairs: [Vec<(f32, f32)>; 3] = Default::default();
+        for &m in measured.iter().flatten() {
+            let lab = Lab::from_linear(lin(apply_gains(m, curve)));
+            let Some((k, d)) = labs
+                .iter()
+                .map(|l| l.delta_e(lab))
+                .enumerate()
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+            else {
+                return curve;
+            };
+            // A hand or glare is not a pattern: it must not pull the curves.
+            if d > 15.0 {
+                continue;
+            }
+            let p = [printed[k].r, printed[k].g, printed[k].b];
+            for c in 0..3 {
+                if m[c] > 1e-3 && p[c] > 1e-3 {
+                    pairs[c].push((m[c].ln(), p[c].ln()));
+                }
+            }
+        }
+        for (c, pairs) in pairs.iter().enumerate() {
+            let n = pairs.len() as f32;
+            if n < 4.0 {
+                continue;
+            }
+            let (mx, my) = pairs
+                .iter()
+                .fold((0.0, 0.0), |(a, b), &(x, y)| (a + x / n, b + y / n));
+            let (sxy, sxx) = pairs.iter().fold((0.0, 0.0), |(a, b), &(x, y)| {
+                (a + (x - mx) * (y - my), b + (x - mx) * (x - mx))
+            });
+            // Too little spread of brightness (log variance) to tell a curve from a gain.
+            let power = if sxx / n > 0.05 {
+                (sxy / sxx).clamp(0.7, 1.5)
+            } else {
+                1.0
+            };
+            let gain = (my - power * mx).exp().clamp(0.7, 1.4);
+            curve.0[c] = (gain, power);
+        }
+    }
+    curve
+}
+
+/// Per channel `(gain, power)`: linear `m` becomes `gain · m^power`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct ToneCurve([(f32, f32); 3]);
+
+impl ToneCurve {
+    const IDENTITY: ToneCurve = ToneCurve([(1.0, 1.0); 3]);
+}
+
+pub(super) fn apply_gains(m: [f32; 3], curve: ToneCurve) -> [f32; 3] {
+    std::array::from_fn(|c| {
+        let (gain, power) = curve.0[c];
+        gain * m[c].max(0.0).powf(power)
+    })
 }
 
 /// Groups the centres by symbol: the same symbol, at any quarter turn, correlates strongly.

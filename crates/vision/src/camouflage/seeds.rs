@@ -10,6 +10,7 @@
 use image::RgbImage;
 use opencv::core::{Mat, Point, Vector};
 use opencv::imgproc;
+use opencv::prelude::*;
 
 use crate::error::VisionError;
 use crate::geom::{centre, inside, signed_area};
@@ -17,16 +18,367 @@ use crate::mat::rgb_to_mat;
 use crate::rectify::{apply_homography, Homography, Quad};
 use crate::refine::Lookup;
 
-/// A light quad with ink near its middle: probably a card centre.
+/// A square around a symbol: probably a card centre.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Seed {
     /// Clockwise on screen, starting at the corner nearest the photo's top-left.
     pub quad: Quad,
     pub area: f32,
+    /// The symbol's position in the photo (the quad may be undistorted later).
+    pub symbol: [f32; 2],
 }
 
-/// Light quads with holes near their middle, at every threshold window; duplicates merged.
+/// Squares that may be card centres, found two ways: around the photo's symbols (dark ink
+/// hugged by light stock, its square from the lattice lines around it), and as light quads
+/// with ink inside.
 pub(crate) fn find_seeds(image: &RgbImage) -> Result<Vec<Seed>, VisionError> {
+    let symbols = find_symbols(image)?;
+    let edges = Edges::new(image)?;
+    let mut seeds: Vec<Seed> = symbols
+        .iter()
+        .filter_map(|s| square_around(&edges, s))
+        .collect();
+    seeds.extend(find_light_quads(image)?);
+    Ok(seeds)
+}
+
+/// A compact dark blob with light, even stock all around it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Symbol {
+    pub centre: [f32; 2],
+    /// The longer side of its bounding box, pixels.
+    pub size: f32,
+}
+
+/// Symbols of any size from a 250th to a 12th of the photo's short side. Dark ink is found
+/// against its neighbourhood (adaptive threshold at two window sizes), its parts joined by a
+/// small closing (a symbol of two bars is one symbol), and kept when the band just around it
+/// is light and even: stock, not a pattern's texture. The band hugs the ink, so the test does
+/// not depend on how large the symbol is within its square.
+pub(crate) fn find_symbols(image: &RgbImage) -> Result<Vec<Symbol>, VisionError> {
+    let cv = VisionError::opencv;
+    let rgb = rgb_to_mat(image)?;
+    let mut grey = Mat::default();
+    imgproc::cvt_color_def(&rgb, &mut grey, imgproc::COLOR_BGR2GRAY).map_err(cv("cvt_color"))?;
+    let luma = grey_image(&grey)?;
+    let short = image.width().min(image.height()) as i32;
+    let (min_area, max_area) = (
+        (short as f32 / 250.0).powi(2).max(12.0),
+        (short as f32 / 12.0).powi(2),
+    );
+    let mut symbols: Vec<Symbol> = Vec::new();
+    for div in [12, 24] {
+        let block = ((short / div) | 1).max(11);
+        let mut bin = Mat::default();
+        imgproc::adaptive_threshold(
+            &grey,
+            &mut bin,
+            255.0,
+            imgproc::ADAPTIVE_THRESH_MEAN_C,
+            imgproc::THRESH_BINARY_INV,
+            block,
+            25.0,
+        )
+        .map_err(cv("adaptive_threshold"))?;
+        let k = (short / 240).max(3) | 1;
+        let kernel = imgproc::get_structuring_element_def(
+            imgproc::MORPH_ELLIPSE,
+            opencv::core::Size::new(k, k),
+        )
+        .map_err(cv("structuring element"))?;
+        let mut closed = Mat::default();
+        imgproc::morphology_ex_def(&bin, &mut closed, imgproc::MORPH_CLOSE, &kernel)
+            .map_err(cv("morphology"))?;
+        let (mut labels, mut stats, mut centroids) =
+            (Mat::default(), Mat::default(), Mat::default());
+        let n = imgproc::connected_components_with_stats_def(
+            &closed,
+            &mut labels,
+            &mut stats,
+            &mut centroids,
+        )
+        .map_err(cv("connected_components"))?;
+        let labels_data = labels.data_typed::<i32>().map_err(cv("labels"))?;
+        let (w, h) = (image.width() as i32, image.height() as i32);
+        for i in 1..n {
+            let stat = |c: i32| stats.at_2d::<i32>(i, c).copied().map_err(cv("stats"));
+            let (x, y, bw, bh, area) = (
+                stat(imgproc::CC_STAT_LEFT)?,
+                stat(imgproc::CC_STAT_TOP)?,
+                stat(imgproc::CC_STAT_WIDTH)?,
+                stat(imgproc::CC_STAT_HEIGHT)?,
+                stat(imgproc::CC_STAT_AREA)? as f32,
+            );
+            if area < min_area || area > max_area || bw.max(bh) > 3 * bw.min(bh) {
+                continue;
+            }
+            let size = bw.max(bh) as f32;
+            let centre = [
+                *centroids.at_2d::<f64>(i, 0).map_err(cv("centroid"))? as f32,
+                *centroids.at_2d::<f64>(i, 1).map_err(cv("centroid"))? as f32,
+            ];
+            if symbols
+                .iter()
+                .any(|s| crate::geom::dist(s.centre, centre) < 0.5 * s.size.max(size))
+            {
+                continue;
+            }
+            let window = (x, y, bw, bh);
+            if stock_around(&luma, labels_data, w, h, i, window) {
+                symbols.push(Symbol { centre, size });
+            }
+        }
+    }
+    Ok(symbols)
+}
+
+fn grey_image(grey: &Mat) -> Result<image::GrayImage, VisionError> {
+    let cv = VisionError::opencv;
+    let bytes = grey.data_bytes().map_err(cv("grey bytes"))?.to_vec();
+    image::GrayImage::from_raw(grey.cols() as u32, grey.rows() as u32, bytes)
+        .ok_or_else(|| VisionError::Geometry("a grey image of the wrong size".into()))
+}
+
+/// Whether blob `label` (bounding box `window`) is ink on stock: the band from 12% to 30% of
+/// its size away from it is light (the ink under 55% of it) and even (under 8% of the band
+/// much darker than its median).
+fn stock_around(
+    luma: &image::GrayImage,
+    labels: &[i32],
+    w: i32,
+    h: i32,
+    label: i32,
+    (x, y, bw, bh): (i32, i32, i32, i32),
+) -> bool {
+    let size = bw.max(bh) as f32;
+    let near = (0.12 * size).round().max(2.0) as i32;
+    let far = ((0.3 * size).round() as i32).max(near + 2);
+    let (x0, y0, x1, y1) = (x - far, y - far, x + bw + far, y + bh + far);
+    if x0 < 0 || y0 < 0 || x1 > w || y1 > h {
+        return false;
+    }
+    let (cw, ch) = ((x1 - x0) as u32, (y1 - y0) as u32);
+    let mut mask = image::GrayImage::new(cw, ch);
+    let mut ink = (0.0f32, 0u32);
+    for yy in y0..y1 {
+        for xx in x0..x1 {
+            let k = (yy * w + xx) as usize;
+            if labels[k] == label {
+                mask.put_pixel((xx - x0) as u32, (yy - y0) as u32, image::Luma([255]));
+                ink.0 += f32::from(luma.get_pixel(xx as u32, yy as u32).0[0]);
+                ink.1 += 1;
+            }
+        }
+    }
+    let inner =
+        imageproc::morphology::dilate(&mask, imageproc::distance_transform::Norm::LInf, near as u8);
+    let outer =
+        imageproc::morphology::dilate(&mask, imageproc::distance_transform::Norm::LInf, far as u8);
+    let mut band: Vec<f32> = Vec::new();
+    for (px, py, o) in outer.enumerate_pixels() {
+        if o.0[0] > 0 && inner.get_pixel(px, py).0[0] == 0 {
+            band.push(f32::from(
+                luma.get_pixel(px + x0 as u32, py + y0 as u32).0[0],
+            ));
+        }
+    }
+    if band.is_empty() || ink.1 == 0 {
+        return false;
+    }
+    let mut sorted = band.clone();
+    sorted.sort_by(f32::total_cmp);
+    let median = sorted[sorted.len() / 2];
+    let dark = band.iter().filter(|&&l| l < 0.8 * median).count() as f32 / band.len() as f32;
+    median > 40.0 && ink.0 / (ink.1 as f32) < 0.55 * median && dark < 0.08
+}
+
+/// The photo's colour gradients: at each pixel, that of the channel changing most (a border
+/// between two patterns of equal brightness still shows in one channel).
+struct Edges {
+    width: i32,
+    height: i32,
+    /// `(gx, gy)` per pixel, row-major.
+    grad: Vec<[f32; 2]>,
+}
+
+impl Edges {
+    fn new(image: &RgbImage) -> Result<Edges, VisionError> {
+        let cv = VisionError::opencv;
+        let bgr = rgb_to_mat(image)?;
+        let (mut dx, mut dy) = (Mat::default(), Mat::default());
+        imgproc::sobel_def(&bgr, &mut dx, opencv::core::CV_16S, 1, 0).map_err(cv("sobel"))?;
+        imgproc::sobel_def(&bgr, &mut dy, opencv::core::CV_16S, 0, 1).map_err(cv("sobel"))?;
+        let dx = dx
+            .data_typed::<opencv::core::Vec3s>()
+            .map_err(cv("sobel x"))?;
+        let dy = dy
+            .data_typed::<opencv::core::Vec3s>()
+            .map_err(cv("sobel y"))?;
+        let grad = dx
+            .iter()
+            .zip(dy)
+            .map(|(gx, gy)| {
+                let c = (0..3)
+                    .max_by_key(|&c| i32::from(gx[c]).pow(2) + i32::from(gy[c]).pow(2))
+                    .unwrap_or(0);
+                [f32::from(gx[c]), f32::from(gy[c])]
+            })
+            .collect();
+        Ok(Edges {
+            width: image.width() as i32,
+            height: image.height() as i32,
+            grad,
+        })
+    }
+}
+
+/// The card square around a symbol, from the lattice lines near it: the two strongest edge
+/// directions (the lattice's two families of lines, not square to each other in a tilted
+/// photo), and along each the spacing and offset that put the most edge on the lines of
+/// the 3 × 3 squares of the card (±½ and ±1½ squares from the centre).
+fn square_around(edges: &Edges, symbol: &Symbol) -> Option<Seed> {
+    let s = symbol.size;
+    let [cx, cy] = symbol.centre;
+    // Squares of 1.2 to 4 symbol sizes; the window reaches the card's outer lines.
+    let (min_side, max_side) = (1.2 * s, 4.0 * s);
+    let reach = (1.6 * max_side).ceil() as i32;
+    let (x0, x1) = (
+        (cx as i32 - reach).max(0),
+        (cx as i32 + reach).min(edges.width - 1),
+    );
+    let (y0, y1) = (
+        (cy as i32 - reach).max(0),
+        (cy as i32 + reach).min(edges.height - 1),
+    );
+    const BINS: usize = 90;
+    let mut hist = [0.0f32; BINS];
+    let mut samples: Vec<([f32; 2], f32, f32)> = Vec::new();
+    for y in y0..=y1 {
+        for x in x0..=x1 {
+            let (dx, dy) = (x as f32 - cx, y as f32 - cy);
+            // The symbol's own outline says nothing of the lattice.
+            if dx.abs().max(dy.abs()) < 0.6 * s {
+                continue;
+            }
+            let [gx, gy] = edges.grad[(y * edges.width + x) as usize];
+            let m = gx.hypot(gy);
+            if m < 40.0 {
+                continue;
+            }
+            let angle = gy.atan2(gx).rem_euclid(std::f32::consts::PI);
+            hist[((angle / std::f32::consts::PI * BINS as f32) as usize).min(BINS - 1)] += m;
+            samples.push(([dx, dy], angle, m));
+        }
+    }
+    let smooth: Vec<f32> = (0..BINS)
+        .map(|i| hist[(i + BINS - 1) % BINS] + 2.0 * hist[i] + hist[(i + 1) % BINS])
+        .collect();
+    let first = (0..BINS).max_by(|&a, &b| smooth[a].total_cmp(&smooth[b]))?;
+    // The other family: at least 40° away (a square seen at up to 50° of tilt).
+    let apart = |i: usize| {
+        let d = i.abs_diff(first);
+        d.min(BINS - d) * 180 / BINS >= 40
+    };
+    let second = (0..BINS)
+        .filter(|&i| apart(i))
+        .max_by(|&a, &b| smooth[a].total_cmp(&smooth[b]))?;
+    if smooth[second] < 0.2 * smooth[first] {
+        return None;
+    }
+    let families = [first, second].map(|b| {
+        let a = (b as f32 + 0.5) / BINS as f32 * std::f32::consts::PI;
+        lines_along(&samples, a, min_side, max_side, reach as f32)
+    });
+    let [(n1, o1, p1), (n2, o2, p2)] = [families[0]?, families[1]?];
+    // The point at offsets (t1, t2) along the two normals.
+    let at = |t1: f32, t2: f32| -> Option<[f32; 2]> {
+        let det = n1[0] * n2[1] - n1[1] * n2[0];
+        if det.abs() < 1e-3 {
+            return None;
+        }
+        Some([
+            cx + (t1 * n2[1] - t2 * n1[1]) / det,
+            cy + (n1[0] * t2 - n2[0] * t1) / det,
+        ])
+    };
+    let mut quad: Quad = [
+        at(o1 - p1 / 2.0, o2 - p2 / 2.0)?,
+        at(o1 + p1 / 2.0, o2 - p2 / 2.0)?,
+        at(o1 + p1 / 2.0, o2 + p2 / 2.0)?,
+        at(o1 - p1 / 2.0, o2 + p2 / 2.0)?,
+    ];
+    if signed_area(&quad) < 0.0 {
+        quad.reverse();
+    }
+    let first = (0..4)
+        .min_by(|&i, &j| (quad[i][0] + quad[i][1]).total_cmp(&(quad[j][0] + quad[j][1])))
+        .unwrap_or(0);
+    let quad = crate::geom::turn(&quad, first);
+    Some(Seed {
+        area: signed_area(&quad).abs(),
+        quad,
+        symbol: symbol.centre,
+    })
+}
+
+/// The family of lattice lines with normal at `angle`: the normal, the offset of the centre
+/// square's middle and the spacing, chosen to put the most edge strength (of gradients within
+/// 8° of the normal) within a pixel of the lines at ±½ and ±1½ spacings from the middle.
+fn lines_along(
+    samples: &[([f32; 2], f32, f32)],
+    angle: f32,
+    min_side: f32,
+    max_side: f32,
+    reach: f32,
+) -> Option<([f32; 2], f32, f32)> {
+    let n = [angle.cos(), angle.sin()];
+    // Edge strength by offset along the normal, in half-pixel bins.
+    let bins = (4.0 * reach) as usize + 1;
+    let mut profile = vec![0.0f32; bins];
+    let tolerance = 8f32.to_radians();
+    for &([dx, dy], a, m) in samples {
+        let d = (a - angle).abs();
+        if d.min(std::f32::consts::PI - d) > tolerance {
+            continue;
+        }
+        let t = dx * n[0] + dy * n[1];
+        let k = ((t + reach) * 2.0).round();
+        if k >= 0.0 && (k as usize) < bins {
+            profile[k as usize] += m;
+        }
+    }
+    // Strength within a pixel of offset t.
+    let near = |t: f32| -> f32 {
+        let k = ((t + reach) * 2.0).round() as i64;
+        (k - 2..=k + 2)
+            .filter(|&i| i >= 0 && (i as usize) < bins)
+            .map(|i| profile[i as usize])
+            .sum()
+    };
+    let mut best = (0.0f32, 0.0f32, 0.0f32);
+    let mut side = min_side;
+    while side <= max_side {
+        let shift = 0.2 * side;
+        let mut o = -shift;
+        while o <= shift {
+            let score: f32 = [-1.5f32, -0.5, 0.5, 1.5]
+                .iter()
+                .map(|k| near(o + k * side))
+                .sum();
+            if score > best.0 {
+                best = (score, o, side);
+            }
+            o += 0.5;
+        }
+        side += 0.5;
+    }
+    (best.0 > 0.0).then_some((n, best.1, best.2))
+}
+
+/// Light quads with holes near their middle, at every threshold window, ArUco-style;
+/// duplicates merged. A centre is found this way when its stock stands apart from its
+/// neighbours, whatever the table's stripes do to the lattice lines around it.
+fn find_light_quads(image: &RgbImage) -> Result<Vec<Seed>, VisionError> {
     let cv = VisionError::opencv;
     let rgb = rgb_to_mat(image)?;
     let mut grey = Mat::default();
@@ -92,6 +444,7 @@ pub(crate) fn find_seeds(image: &RgbImage) -> Result<Vec<Seed>, VisionError> {
                 seeds.push(Seed {
                     quad,
                     area: quad_area,
+                    symbol: c,
                 });
             }
         }
@@ -258,20 +611,22 @@ impl CentreLook {
         })
     }
 
-    /// Dark, uncoloured ink in the middle of something light: worth a closer look (the ring
-    /// may still straddle the square's edge).
-    pub fn may_be_centre(&self) -> bool {
-        (0.04..0.65).contains(&self.ink) && self.ink_tint < 0.5 && self.ring_luma > 40.0
-    }
-
-    /// Light, even stock around dark, uncoloured ink in the middle. `stock_luma` is the typical centre's ring
-    /// luma in this photo (0 when none is known yet): a centre is not much darker than the
-    /// others, which tells it from a mid-tone pattern square with a dark spot.
-    pub fn is_centre(&self, stock_luma: f32) -> bool {
-        self.ring_dark < 0.1
+    /// Light, even stock around dark, uncoloured ink in the middle. `stock` is the typical
+    /// centre's ring colour in this photo, when one is known: a centre's stock is lit and
+    /// printed like the others, neither much darker (a mid-tone pattern square with a dark
+    /// spot) nor of another hue (a leopard's tan around its spot).
+    pub fn is_centre(&self, stock: Option<[f32; 3]>) -> bool {
+        let like_stock = stock.is_none_or(|s| {
+            let ratio: [f32; 3] = std::array::from_fn(|c| self.ring[c] / s[c].max(1.0));
+            let mean = (ratio[0] + ratio[1] + ratio[2]) / 3.0;
+            let spread = ratio.iter().fold(f32::MIN, |a, &b| a.max(b))
+                - ratio.iter().fold(f32::MAX, |a, &b| a.min(b));
+            self.ring_luma > 0.6 * luma(s) && spread < 0.15 * mean
+        });
+        self.ring_dark < 0.2
             && (0.04..0.65).contains(&self.ink)
             && self.ink_tint < 0.5
             && self.ring_luma > 40.0
-            && self.ring_luma > 0.6 * stock_luma
+            && like_stock
     }
 }

@@ -8,6 +8,8 @@ use tablejudge_render::{render_camouflage, CamouflageSceneSpec, CamouflageTruth,
 use tablejudge_rules::camouflage::{random_board, CamouflageSet, DeckIdx, SideIdx};
 
 use super::*;
+use crate::colour::LinRgb;
+use tablejudge_rules::Srgb;
 
 fn set() -> CamouflageSet {
     let json = include_str!("../../../../models/camouflage/reference.json");
@@ -132,7 +134,7 @@ fn rendered_boards_are_read_square_for_square() {
         (8, Degradation::Realistic),
     ] {
         let (img, truth) = scene(&set, 8 + seed as usize, seed, d);
-        let reading = read(&img, &set).unwrap();
+        let reading = read(&img, &set).unwrap_or_else(|e| panic!("board {seed} {d:?}: {e}"));
         assert_eq!(
             compare(&reading, &truth),
             Comparison::default(),
@@ -209,4 +211,33 @@ fn a_side_without_colours_is_named() {
         matches!(e, CamouflageReadError::NoColour { ref side, key } if side == "animal" && key.char() == 'g'),
         "{e:?}"
     );
+}
+
+/// The tone curve fitted to a photo's squares undoes a camera curve that compresses
+/// highlights: squares measured through it are named as printed.
+#[test]
+fn the_tone_curve_follows_the_photo() {
+    let printed: Vec<LinRgb> = [
+        "#a8642d", "#c8963e", "#1f6f8b", "#5d7b36", "#e2761b", "#e9e6dc",
+    ]
+    .iter()
+    .map(|h| LinRgb::from_srgb(h.parse::<Srgb>().unwrap()))
+    .collect();
+    // Measured = printed^0.8 × 1.1: every square brighter, the darker ones more so.
+    let measured: Vec<Option<[f32; 3]>> = printed
+        .iter()
+        .cycle()
+        .take(30)
+        .map(|p| Some([p.r, p.g, p.b].map(|v| 1.1 * v.powf(0.8))))
+        .collect();
+    let curve = super::read::fit_gains(&measured, &printed);
+    for (m, p) in measured.iter().flatten().zip(printed.iter().cycle()) {
+        let back = super::read::apply_gains(*m, curve);
+        for (got, want) in back.iter().zip([p.r, p.g, p.b]) {
+            assert!(
+                (got - want).abs() < 0.02 * want.max(0.05),
+                "{back:?} vs {p:?}"
+            );
+        }
+    }
 }
