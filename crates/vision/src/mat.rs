@@ -26,21 +26,6 @@ pub fn rgb_to_mat(img: &RgbImage) -> Result<Mat, VisionError> {
     Ok(mat)
 }
 
-/// Copies a grey image into a new 8-bit 1-channel `Mat`.
-pub fn grey_to_mat(img: &image::GrayImage) -> Result<Mat, VisionError> {
-    let (w, h) = img.dimensions();
-    let (w, h) = match (i32::try_from(w), i32::try_from(h)) {
-        (Ok(w), Ok(h)) if w > 0 && h > 0 => (w, h),
-        _ => return Err(VisionError::Geometry(format!("a {w}x{h} grey image"))),
-    };
-    let mut mat = Mat::new_rows_cols_with_default(h, w, CV_8UC1, Scalar::all(0.0))
-        .map_err(VisionError::opencv("allocating a Mat"))?;
-    mat.data_bytes_mut()
-        .map_err(VisionError::opencv("writing a Mat"))?
-        .copy_from_slice(img.as_raw());
-    Ok(mat)
-}
-
 /// Copies an 8-bit BGR (3-channel) or grey (1-channel) `Mat` into an RGB image.
 /// Takes a `Mat` or a view of one (a region of interest).
 pub fn mat_to_rgb(mat: &impl MatTraitConst) -> Result<RgbImage, VisionError> {
