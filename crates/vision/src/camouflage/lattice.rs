@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use tablejudge_rules::camouflage::LatticePos;
 
-use super::seeds::{CentreLook, Seed};
+use super::seeds::{against, CentreLook, Seed};
 use crate::geom::{centre, dist, homography_4, invert};
 use crate::rectify::{apply_homography, fit_homography, Homography, Quad};
 use crate::refine::Lookup;
@@ -326,10 +326,7 @@ pub(crate) fn framed_by_patterns(
         if n == 0.0 {
             continue;
         }
-        let ratio: [f32; 3] = std::array::from_fn(|k| sum[k] / n / stock[k].max(1.0));
-        let mean = (ratio[0] + ratio[1] + ratio[2]) / 3.0;
-        let spread = ratio.iter().fold(f32::MIN, |a, &b| a.max(b))
-            - ratio.iter().fold(f32::MAX, |a, &b| a.min(b));
+        let (mean, spread) = against(sum.map(|v| v / n), stock);
         if mean < 0.8 || spread > 0.15 * mean {
             unlike += 1;
         }

@@ -537,6 +537,16 @@ pub(crate) struct CentreLook {
 pub(crate) const SYMBOL_SIDE: usize = 12;
 const SYMBOL_CELLS: usize = SYMBOL_SIDE * SYMBOL_SIDE;
 
+/// A colour against a reference, channel by channel: the mean of the three ratios (how much
+/// lighter) and their spread, max − min (how differently tinted; 0 for the same hue).
+pub(crate) fn against(colour: [f32; 3], reference: [f32; 3]) -> (f32, f32) {
+    let ratio: [f32; 3] = std::array::from_fn(|c| colour[c] / reference[c].max(1.0));
+    let mean = (ratio[0] + ratio[1] + ratio[2]) / 3.0;
+    let spread = ratio.iter().fold(f32::MIN, |a, &b| a.max(b))
+        - ratio.iter().fold(f32::MAX, |a, &b| a.min(b));
+    (mean, spread)
+}
+
 fn luma(p: [f32; 3]) -> f32 {
     0.299 * p[0] + 0.587 * p[1] + 0.114 * p[2]
 }
@@ -583,14 +593,11 @@ impl CentreLook {
         let ink = ink_count as f32 / middle.len() as f32;
         // The ink's colour relative to the stock's: equal ratios for grey or black ink under
         // any light; a red or blue mark (a table's check, a pattern's spot) differs.
-        let ratios: [f32; 3] = std::array::from_fn(|c| ink_sum[c] / ring_mean[c].max(1.0));
-        let mean_ratio = (ratios[0] + ratios[1] + ratios[2]) / 3.0;
+        let (mean_ratio, spread) = against(ink_sum, ring_mean);
         let ink_tint = if ink_count == 0 {
             0.0
         } else {
-            (ratios.iter().fold(f32::MIN, |a, &b| a.max(b))
-                - ratios.iter().fold(f32::MAX, |a, &b| a.min(b)))
-                / mean_ratio.max(1e-3)
+            spread / mean_ratio.max(1e-3)
         };
         let mut symbol = [0.0f32; SYMBOL_CELLS];
         const S: usize = SYMBOL_SIDE;
@@ -617,10 +624,7 @@ impl CentreLook {
     /// spot) nor of another hue (a leopard's tan around its spot).
     pub fn is_centre(&self, stock: Option<[f32; 3]>) -> bool {
         let like_stock = stock.is_none_or(|s| {
-            let ratio: [f32; 3] = std::array::from_fn(|c| self.ring[c] / s[c].max(1.0));
-            let mean = (ratio[0] + ratio[1] + ratio[2]) / 3.0;
-            let spread = ratio.iter().fold(f32::MIN, |a, &b| a.max(b))
-                - ratio.iter().fold(f32::MAX, |a, &b| a.min(b));
+            let (mean, spread) = against(self.ring, s);
             self.ring_luma > 0.6 * luma(s) && spread < 0.15 * mean
         });
         self.ring_dark < 0.2
