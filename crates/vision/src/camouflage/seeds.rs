@@ -109,7 +109,8 @@ pub(crate) fn find_symbols(image: &RgbImage) -> Result<Vec<Symbol>, VisionError>
                 stat(imgproc::CC_STAT_HEIGHT)?,
                 stat(imgproc::CC_STAT_AREA)? as f32,
             );
-            if area < min_area || area > max_area || bw.max(bh) > 3 * bw.min(bh) {
+            // Up to 6:1: one bar of a two-bar symbol is 5:1.
+            if area < min_area || area > max_area || bw.max(bh) > 6 * bw.min(bh) {
                 continue;
             }
             let size = bw.max(bh) as f32;
@@ -139,9 +140,11 @@ fn grey_image(grey: &Mat) -> Result<image::GrayImage, VisionError> {
         .ok_or_else(|| VisionError::Geometry("a grey image of the wrong size".into()))
 }
 
-/// Whether blob `label` (bounding box `window`) is ink on stock: the band from 12% to 30% of
-/// its size away from it is light (the ink under 55% of it) and even (under 8% of the band
-/// much darker than its median).
+/// Whether blob `label` (bounding box `window`) is ink on stock: the band from 7% to 15% of
+/// its size away from it (in straight-line distance) is light (the ink under 55% of it) and
+/// even (under 8% of the band much darker than its median). The band stays on the centre
+/// square even around the widest symbols (a hollow square two thirds of the square wide),
+/// turned 45° so that its bounding box is wider still.
 fn stock_around(
     luma: &image::GrayImage,
     labels: &[i32],
@@ -151,8 +154,8 @@ fn stock_around(
     (x, y, bw, bh): (i32, i32, i32, i32),
 ) -> bool {
     let size = bw.max(bh) as f32;
-    let near = (0.12 * size).round().max(2.0) as i32;
-    let far = ((0.3 * size).round() as i32).max(near + 2);
+    let near = (0.07 * size).round().max(2.0) as i32;
+    let far = ((0.15 * size).round() as i32).max(near + 2);
     let (x0, y0, x1, y1) = (x - far, y - far, x + bw + far, y + bh + far);
     if x0 < 0 || y0 < 0 || x1 > w || y1 > h {
         return false;
@@ -171,9 +174,9 @@ fn stock_around(
         }
     }
     let inner =
-        imageproc::morphology::dilate(&mask, imageproc::distance_transform::Norm::LInf, near as u8);
+        imageproc::morphology::dilate(&mask, imageproc::distance_transform::Norm::L2, near as u8);
     let outer =
-        imageproc::morphology::dilate(&mask, imageproc::distance_transform::Norm::LInf, far as u8);
+        imageproc::morphology::dilate(&mask, imageproc::distance_transform::Norm::L2, far as u8);
     let mut band: Vec<f32> = Vec::new();
     for (px, py, o) in outer.enumerate_pixels() {
         if o.0[0] > 0 && inner.get_pixel(px, py).0[0] == 0 {

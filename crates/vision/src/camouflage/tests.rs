@@ -241,3 +241,32 @@ fn the_tone_curve_follows_the_photo() {
         }
     }
 }
+
+/// Every deck's symbol is found on its centre square, the hollow ones (ring, square) and the
+/// one of two bars (found as either bar) included, on a clean board of three cards of that
+/// deck.
+#[test]
+fn every_decks_symbol_is_found() {
+    let set = set();
+    for deck in 0..set.decks().len() as u16 {
+        let board = random_board(&set, SideIdx(0), false, DeckIdx(deck), 3, 3).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let spec =
+            CamouflageSceneSpec::random(&set, &board, &mut rng, (960, 720), Degradation::Clean)
+                .unwrap();
+        let s = render_camouflage(&set, &spec).unwrap();
+        let image = crate::mat::decode_rgb(&s.jpeg().unwrap()).unwrap();
+        let symbols = super::seeds::find_symbols(&image).unwrap();
+        for t in s.truth.squares.iter().filter(|q| q.square == '*') {
+            let found = symbols.iter().any(|s| {
+                crate::geom::dist(s.centre, [t.center[0] as f32, t.center[1] as f32]) < 0.5 * s.size
+            });
+            assert!(
+                found,
+                "deck {}: no symbol found at {:?}",
+                set.deck(DeckIdx(deck)).id,
+                t.center
+            );
+        }
+    }
+}
