@@ -1,8 +1,10 @@
 //! Camouflage boards from photos: the lattice the cards share, found from their centres;
-//! each visible square's kind; the centres' symbols grouped by deck.
+//! each visible square's kind; the centres' symbols grouped by deck; a game replayed from
+//! readings taken one after another.
 
 mod lattice;
 mod read;
+mod replay;
 mod seeds;
 
 pub use lattice::BoardLattice;
@@ -10,6 +12,7 @@ pub use read::{
     read_camouflage, CamouflageReadError, CamouflageReadOptions, CamouflageReading, CentreReading,
     SideColours, SquareKind, SquareReading,
 };
+pub use replay::{FrameOutcome, Replay, TrackedCard, Tracker};
 
 #[cfg(test)]
 mod tests;

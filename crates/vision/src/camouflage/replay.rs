@@ -1,0 +1,920 @@
+//! Replaying a Camouflage game from readings of the table taken one after another.
+//!
+//! The tracker keeps the table as the rules crate models it and explains each new reading
+//! against it, as igoki does for Go: register the reading on the table's lattice (any
+//! quarter-turn and shift), check that every card already known is still seen as it was, then
+//! name the new centres by peeling the pile from the top (the card lying highest shows all nine
+//! squares; once named, its squares hide what is under it). A reading that cannot be explained
+//! (a hand over the table, a moved card, a blurred photo) is skipped with the reason and the
+//! next one is tried against the same table, so several cards laid between two photos are found
+//! together.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+use tablejudge_rules::camouflage::{
+    Board, CamouflageSet, CardIdx, DeckIdx, History, LatticePos, Placement, PlacementRules, Play,
+    Player, SideIdx, CENTRE_CHAR,
+};
+use tablejudge_rules::{Pos, Turn};
+
+use super::read::CamouflageReading;
+
+/// Squares a reading may show differently from the known table, away from any new card,
+/// before it is taken for something over the table rather than a misread square or two.
+const MISREAD_TOLERANCE: usize = 2;
+/// A card no other new card may cover must show at least this many of its eight patterns
+/// clearly to be named (one may be lost to glare).
+const TOP_CARD_KNOWN: usize = 7;
+/// A card that other new cards may cover must show at least this many of its patterns.
+const LOWER_CARD_KNOWN: usize = 4;
+/// More new centres than this in one reading are not ordered by trying every order.
+const MAX_ORDERED: usize = 5;
+/// A centre with more candidate faces than this is left unnamed.
+const MAX_CANDIDATES: usize = 4;
+/// At most this many choices of candidates are tried for the new centres of one reading.
+const MAX_COMBINATIONS: usize = 64;
+/// A known card whose centre the reader missed still counts as seen when this many of its
+/// eight patterns are read as laid and none otherwise.
+const MIN_AGREEING_AROUND_MISSED: usize = 5;
+/// The registration must beat the next best by this many agreeing squares.
+const REGISTRATION_MARGIN: i32 = 3;
+
+const TABLE: char = '.';
+const UNKNOWN: char = '?';
+
+/// A card the replay found on the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct TrackedCard {
+    pub placement: Placement,
+    /// The reading in which it was first named.
+    pub frame: usize,
+}
+
+/// What the tracker made of one reading.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum FrameOutcome {
+    /// The reading agrees with the table; `laid` cards (indices into [`Replay::cards`]) were
+    /// new in it.
+    Settled {
+        laid: Vec<usize>,
+        /// Centres seen that no card of the set explains (yet): a card misread or covered
+        /// by a hand, or something on the table that looks like a centre.
+        unexplained: Vec<LatticePos>,
+        /// Squares seen differently from the table, away from new cards.
+        misread: Vec<LatticePos>,
+    },
+    /// The reading was not used.
+    Skipped { reason: String },
+}
+
+impl FrameOutcome {
+    /// Whether the reading laid a card.
+    pub fn laid_any(&self) -> bool {
+        matches!(self, FrameOutcome::Settled { laid, .. } if !laid.is_empty())
+    }
+}
+
+/// A whole replay: the cards in the order they were laid and what each reading gave.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Replay {
+    pub cards: Vec<TrackedCard>,
+    pub frames: Vec<FrameOutcome>,
+    /// Why the replay cannot be trusted as a whole; empty when it can.
+    pub doubts: Vec<String>,
+}
+
+impl Replay {
+    /// The game as the rules crate scores it: the first three cards are the starting board,
+    /// and every later card is played by the player whose deck it is from (players named
+    /// after their decks, in the order of their first card).
+    pub fn history(&self, set: &CamouflageSet, side: SideIdx) -> Result<History, String> {
+        if self.cards.len() < 3 {
+            return Err(format!(
+                "only {} card{} found: a game starts with a board of three cards",
+                self.cards.len(),
+                if self.cards.len() == 1 { "" } else { "s" }
+            ));
+        }
+        let start_deck = set.card(self.cards[0].placement.card).deck;
+        let mut players: Vec<Player> = Vec::new();
+        let mut plays = Vec::with_capacity(self.cards.len() - 3);
+        for (i, tracked) in self.cards.iter().enumerate() {
+            let card = set.card(tracked.placement.card);
+            if i < 3 {
+                if card.deck != start_deck {
+                    return Err(format!(
+                        "the first photo's cards {} and {} are of different decks: the first \
+                         photo must show the starting board, three cards of one deck",
+                        set.card(self.cards[0].placement.card).id,
+                        card.id
+                    ));
+                }
+                continue;
+            }
+            if card.deck == start_deck {
+                return Err(format!(
+                    "card {} (photo {}) is from the starting board's deck, which no player plays",
+                    card.id,
+                    tracked.frame + 1
+                ));
+            }
+            let player = match players.iter().position(|p| p.deck == card.deck) {
+                Some(p) => p,
+                None => {
+                    players.push(Player {
+                        name: set.deck(card.deck).id.clone(),
+                        deck: card.deck,
+                    });
+                    players.len() - 1
+                }
+            };
+            plays.push(Play {
+                player,
+                card: tracked.placement.card,
+                centre: tracked.placement.centre,
+                turn: tracked.placement.turn,
+                time_ms: None,
+                location: None,
+            });
+        }
+        Ok(History {
+            side,
+            players,
+            start: self.cards[..3].iter().map(|c| c.placement).collect(),
+            plays,
+        })
+    }
+}
+
+/// Follows a table through successive readings.
+pub struct Tracker<'a> {
+    set: &'a CamouflageSet,
+    side: SideIdx,
+    board: Board,
+    cards: Vec<TrackedCard>,
+    used: Vec<bool>,
+    frames: Vec<FrameOutcome>,
+    doubts: Vec<String>,
+    /// The reading whose new cards no later reading has agreed with yet, and how many doubts
+    /// there were before it.
+    tentative: Option<(usize, usize)>,
+    /// Squares seen as card where the table has none (see [`Tracker::note_ghosts`]).
+    ghosts: HashSet<LatticePos>,
+    /// Every face of the set's side: (card, turn, its nine squares row-major).
+    faces: Vec<(CardIdx, Turn, [char; 9])>,
+}
+
+/// A reading moved onto the table's lattice.
+struct View {
+    squares: HashMap<LatticePos, char>,
+    centres: Vec<LatticePos>,
+    /// Each centre's symbol group (alike symbols, so one deck).
+    groups: HashMap<LatticePos, usize>,
+}
+
+impl View {
+    fn at(&self, pos: LatticePos) -> char {
+        self.squares.get(&pos).copied().unwrap_or(TABLE)
+    }
+}
+
+/// The table's visible squares, for quick lookups.
+struct TopMap {
+    origin: LatticePos,
+    rows: Vec<Vec<char>>,
+}
+
+impl TopMap {
+    fn of(board: &Board) -> TopMap {
+        match board.picture() {
+            Some((origin, rows)) => TopMap {
+                origin,
+                rows: rows.iter().map(|r| r.chars().collect()).collect(),
+            },
+            None => TopMap {
+                origin: LatticePos::default(),
+                rows: Vec::new(),
+            },
+        }
+    }
+
+    fn at(&self, p: LatticePos) -> char {
+        let (r, c) = (p.row - self.origin.row, p.col - self.origin.col);
+        if r < 0 || c < 0 {
+            return TABLE;
+        }
+        self.rows
+            .get(r as usize)
+            .and_then(|row| row.get(c as usize))
+            .copied()
+            .unwrap_or(TABLE)
+    }
+}
+
+/// `pos` turned by `q` quarter-turns about the origin, then shifted by `shift`.
+fn transform(pos: LatticePos, q: u8, shift: LatticePos) -> LatticePos {
+    let (r, c) = (pos.row, pos.col);
+    let (r, c) = match q % 4 {
+        0 => (r, c),
+        1 => (c, -r),
+        2 => (-r, -c),
+        _ => (-c, r),
+    };
+    LatticePos::new(r + shift.row, c + shift.col)
+}
+
+fn near(a: LatticePos, b: LatticePos) -> bool {
+    (a.row - b.row).abs() <= 1 && (a.col - b.col).abs() <= 1
+}
+
+fn block(centre: LatticePos) -> [LatticePos; 9] {
+    std::array::from_fn(|i| centre.offset(i as i32 / 3 - 1, i as i32 % 3 - 1))
+}
+
+impl<'a> Tracker<'a> {
+    /// A tracker for an empty table of `side` under the given placement rules.
+    pub fn new(set: &'a CamouflageSet, side: SideIdx, rules: PlacementRules) -> Tracker<'a> {
+        let mut faces = Vec::with_capacity(set.cards().len() * 4);
+        for (i, _) in set.cards().iter().enumerate() {
+            let card = CardIdx(i as u16);
+            let face = set.face(card, side);
+            for turn in Turn::ALL {
+                let squares =
+                    std::array::from_fn(|k| face.square(turn, Pos::new(k / 3, k % 3)).char());
+                faces.push((card, turn, squares));
+            }
+        }
+        Tracker {
+            set,
+            side,
+            board: Board::new(side, rules),
+            cards: Vec::new(),
+            used: vec![false; set.cards().len()],
+            frames: Vec::new(),
+            doubts: Vec::new(),
+            tentative: None,
+            ghosts: HashSet::new(),
+            faces,
+        }
+    }
+
+    /// The table as known so far.
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// Records a reading that could not be made at all (no board found in the photo).
+    pub fn skip(&mut self, reason: String) -> &FrameOutcome {
+        self.frames.push(FrameOutcome::Skipped { reason });
+        self.frames.last().expect("just pushed")
+    }
+
+    /// Explains the next reading against the table and lays the cards new in it.
+    ///
+    /// Cards new in a reading stay tentative until a later reading agrees with them. When
+    /// the next reading cannot be explained with them but can without them, they were a
+    /// misreading: they are taken back and that earlier reading is marked skipped.
+    pub fn observe(&mut self, reading: &CamouflageReading) -> &FrameOutcome {
+        let frame = self.frames.len();
+        let doubts_before = self.doubts.len();
+        let outcome = match self.explain(reading, frame) {
+            Ok(o) => o,
+            Err(reason) => match self.tentative {
+                Some((earlier, earlier_doubts)) => {
+                    let taken = self.take_back(earlier, earlier_doubts);
+                    let (ghosts, doubts) = (self.ghosts.clone(), self.doubts.len());
+                    match self.explain(reading, frame) {
+                        // Only a reading that shows other cards instead takes them back.
+                        Ok(o) if o.laid_any() => {
+                            self.frames[earlier] = FrameOutcome::Skipped {
+                                reason: format!(
+                                    "the cards it seemed to show were not seen in photo {}",
+                                    frame + 1
+                                ),
+                            };
+                            o
+                        }
+                        _ => {
+                            self.ghosts = ghosts;
+                            self.doubts.truncate(doubts);
+                            self.put_back(taken);
+                            FrameOutcome::Skipped { reason }
+                        }
+                    }
+                }
+                None => FrameOutcome::Skipped { reason },
+            },
+        };
+        if let FrameOutcome::Settled { laid, .. } = &outcome {
+            self.tentative = (!laid.is_empty()).then_some((frame, doubts_before));
+        }
+        self.frames.push(outcome);
+        self.frames.last().expect("just pushed")
+    }
+
+    /// Takes the cards first named in reading `frame` off the table, with the doubts raised
+    /// since; returns them to be put back.
+    fn take_back(&mut self, frame: usize, doubts: usize) -> (Vec<TrackedCard>, Vec<String>) {
+        let mut cards = Vec::new();
+        while self.cards.last().is_some_and(|c| c.frame == frame) {
+            if let Some(c) = self.cards.pop() {
+                self.board.pop();
+                self.used[c.placement.card.0 as usize] = false;
+                cards.push(c);
+            }
+        }
+        cards.reverse();
+        self.tentative = None;
+        (cards, self.doubts.split_off(doubts.min(self.doubts.len())))
+    }
+
+    fn put_back(&mut self, (cards, doubts): (Vec<TrackedCard>, Vec<String>)) {
+        if let Some(first) = cards.first() {
+            self.tentative = Some((first.frame, self.doubts.len()));
+        }
+        for c in cards {
+            self.board.place(self.set, c.placement);
+            self.used[c.placement.card.0 as usize] = true;
+            self.cards.push(c);
+        }
+        self.doubts.extend(doubts);
+    }
+
+    /// The replay so far, with what keeps the last reading from vouching for the whole table.
+    pub fn finish(self) -> Replay {
+        let mut doubts = self.doubts;
+        match self.frames.last() {
+            None => doubts.push("no photo was given".into()),
+            Some(FrameOutcome::Skipped { reason }) => doubts.push(format!(
+                "the last photo was not used ({reason}): take one more photo of the final \
+                 table with nothing over it"
+            )),
+            Some(FrameOutcome::Settled {
+                unexplained,
+                misread,
+                ..
+            }) => {
+                if !unexplained.is_empty() {
+                    doubts.push(format!(
+                        "the last photo shows {} centre{} no card of the set explains, at {}: \
+                         retake it in focus with nothing over the cards",
+                        unexplained.len(),
+                        if unexplained.len() == 1 { "" } else { "s" },
+                        list(unexplained)
+                    ));
+                }
+                if !misread.is_empty() {
+                    doubts.push(format!(
+                        "in the last photo {} square{} differ from the cards laid, at {}",
+                        misread.len(),
+                        if misread.len() == 1 { "" } else { "s" },
+                        list(misread)
+                    ));
+                }
+            }
+        }
+        if self.cards.is_empty() {
+            doubts.push("no card was recognised in any photo".into());
+        }
+        Replay {
+            cards: self.cards,
+            frames: self.frames,
+            doubts,
+        }
+    }
+
+    fn explain(
+        &mut self,
+        reading: &CamouflageReading,
+        frame: usize,
+    ) -> Result<FrameOutcome, String> {
+        let view = self.register(reading)?;
+        let top = TopMap::of(&self.board);
+        let known_centres: Vec<LatticePos> = self
+            .board
+            .placed()
+            .iter()
+            .map(|p| p.placement.centre)
+            .filter(|&c| top.at(c) == CENTRE_CHAR)
+            .collect();
+        let known: HashSet<LatticePos> = known_centres.iter().copied().collect();
+
+        // New centres, and known centres whose surroundings changed: a card laid right on
+        // top of another's centre shows no new centre.
+        let mut new: Vec<LatticePos> = view
+            .centres
+            .iter()
+            .copied()
+            .filter(|c| !known.contains(c))
+            .collect();
+        for &c in &known_centres {
+            let changed = block(c)
+                .iter()
+                .filter(|&&p| p != c && differs(top.at(p), view.at(p)))
+                .count();
+            if changed >= 3 && view.at(c) == CENTRE_CHAR {
+                new.push(c);
+            }
+        }
+
+        for &c in &known_centres {
+            let seen = view.at(c);
+            // The reader may miss a centre whose card is plainly there: its squares as laid.
+            let around: Vec<char> = block(c)
+                .iter()
+                .filter(|&&p| p != c)
+                .map(|&p| view.at(p))
+                .collect();
+            let agree = block(c)
+                .iter()
+                .filter(|&&p| p != c && view.at(p) == top.at(p))
+                .count();
+            let still_there = agree >= MIN_AGREEING_AROUND_MISSED
+                && around.iter().all(|&ch| ch != TABLE)
+                && block(c)
+                    .iter()
+                    .all(|&p| p == c || !differs(top.at(p), view.at(p)));
+            if seen != CENTRE_CHAR && !still_there && !new.iter().any(|&n| near(n, c)) {
+                return Err(format!(
+                    "the centre of the card at {c} is not seen: a hand or something else over \
+                     the table"
+                ));
+            }
+        }
+        let mut misread: Vec<LatticePos> = view
+            .squares
+            .iter()
+            .filter(|&(&p, &seen)| differs(top.at(p), seen) && !new.iter().any(|&n| near(n, p)))
+            .map(|(&p, _)| p)
+            .collect();
+        // Cards the table knows but the reading lost entirely.
+        for placed in self.board.placed() {
+            for p in placed.placement.squares() {
+                if top.at(p) != TABLE
+                    && !view.squares.contains_key(&p)
+                    && !new.iter().any(|&n| near(n, p))
+                {
+                    misread.push(p);
+                }
+            }
+        }
+        misread.sort();
+        misread.dedup();
+        if misread.len() > MISREAD_TOLERANCE {
+            return Err(format!(
+                "{} squares look different from the cards laid, away from any new card ({}): \
+                 a hand or something else over the table, or a card moved",
+                misread.len(),
+                list(&misread[..misread.len().min(6)])
+            ));
+        }
+
+        let (laid, unexplained) = self.name_and_lay(&view, &new, frame);
+        self.note_ghosts(&view);
+        Ok(FrameOutcome::Settled {
+            laid,
+            unexplained,
+            misread,
+        })
+    }
+
+    /// Moves the reading onto the table's lattice: the quarter-turn and shift under which most
+    /// squares agree with the table (the first reading defines the lattice).
+    fn register(&self, reading: &CamouflageReading) -> Result<View, String> {
+        let squares: Vec<(LatticePos, char)> = reading
+            .squares
+            .iter()
+            .map(|s| (LatticePos::new(s.row, s.col), s.kind.char()))
+            .collect();
+        let centres: Vec<(LatticePos, usize)> = reading
+            .centres
+            .iter()
+            .map(|c| (LatticePos::new(c.row, c.col), c.symbol_group))
+            .collect();
+        let make = |q: u8, shift: LatticePos| View {
+            squares: squares
+                .iter()
+                .map(|&(p, ch)| (transform(p, q, shift), ch))
+                .collect(),
+            centres: centres
+                .iter()
+                .map(|&(p, _)| transform(p, q, shift))
+                .collect(),
+            groups: centres
+                .iter()
+                .map(|&(p, g)| (transform(p, q, shift), g))
+                .collect(),
+        };
+        if self.board.is_empty() {
+            return Ok(make(0, LatticePos::default()));
+        }
+        let top = TopMap::of(&self.board);
+        let known: Vec<LatticePos> = self
+            .board
+            .placed()
+            .iter()
+            .map(|p| p.placement.centre)
+            .filter(|&c| top.at(c) == CENTRE_CHAR)
+            .collect();
+        let mut tried = HashSet::new();
+        let mut scores: Vec<(i32, u8, LatticePos)> = Vec::new();
+        for q in 0..4u8 {
+            for &(rc, _) in &centres {
+                let turned = transform(rc, q, LatticePos::default());
+                for &kc in &known {
+                    let shift = LatticePos::new(kc.row - turned.row, kc.col - turned.col);
+                    if !tried.insert((q, shift)) {
+                        continue;
+                    }
+                    let score: i32 = squares
+                        .iter()
+                        .map(|&(p, seen)| {
+                            let expected = top.at(transform(p, q, shift));
+                            match (expected, seen) {
+                                (_, UNKNOWN) | (TABLE, _) => 0,
+                                (e, s) if e == s => 1,
+                                _ => -1,
+                            }
+                        })
+                        .sum();
+                    scores.push((score, q, shift));
+                }
+            }
+        }
+        scores.sort_by_key(|s| std::cmp::Reverse(s.0));
+        let Some(&(best, q, shift)) = scores.first() else {
+            return Err("no card centre to register the photo on the table by".into());
+        };
+        let second = scores.get(1).map_or(i32::MIN, |s| s.0);
+        if best <= 0 || best.saturating_sub(second) < REGISTRATION_MARGIN {
+            return Err(
+                "the cards in this photo cannot be matched with the table seen before: \
+                 too few squares agree (a moved camera, a hand, or a different table)"
+                    .into(),
+            );
+        }
+        Ok(make(q, shift))
+    }
+
+    /// Names the new centres: each one's candidates are the faces agreeing with its clear
+    /// squares that no other new card may cover; then every choice of candidates and every
+    /// order of laying them is tried against the whole picture. Centres named alike by every
+    /// solution are laid (in the first solution's order); the rest stay unexplained.
+    fn name_and_lay(
+        &mut self,
+        view: &View,
+        new: &[LatticePos],
+        frame: usize,
+    ) -> (Vec<usize>, Vec<LatticePos>) {
+        // A centre no face fits even where its neighbours may lie on it is no card that could
+        // hide squares of the others (a misread card or a pattern on the table): the others
+        // are then named without it.
+        let fits = |centre: LatticePos, among: &[LatticePos]| {
+            let others: Vec<LatticePos> = among.iter().copied().filter(|&o| o != centre).collect();
+            self.candidates(view, centre, &others)
+        };
+        let (cards, mut unexplained): (Vec<LatticePos>, Vec<LatticePos>) =
+            new.iter().partition(|&&c| !fits(c, new).is_empty());
+        let mut open: Vec<(LatticePos, Vec<Placement>)> = Vec::new();
+        for &centre in &cards {
+            let cands = fits(centre, &cards);
+            if cands.is_empty() || cands.len() > MAX_CANDIDATES {
+                unexplained.push(centre);
+            } else {
+                open.push((centre, cands));
+            }
+        }
+        let combinations: usize = open.iter().map(|(_, c)| c.len()).product();
+        if self.board.is_empty() && (open.len() > MAX_ORDERED || combinations > MAX_COMBINATIONS) {
+            // Too many cards to find the starting board among: wait for a photo that shows
+            // it alone.
+            unexplained.extend(open.iter().map(|(p, _)| *p));
+            return (Vec::new(), unexplained);
+        }
+        if open.len() > MAX_ORDERED || combinations > MAX_COMBINATIONS {
+            // Too many to try every order: lay those named for sure, in reading order.
+            self.doubts.push(format!(
+                "{} new cards in photo {}: their order is not checked; take a photo after \
+                 each card",
+                open.len(),
+                frame + 1
+            ));
+            let sure: Vec<Placement> = open
+                .iter()
+                .filter(|(_, c)| c.len() == 1)
+                .map(|(_, c)| c[0])
+                .collect();
+            unexplained.extend(open.iter().filter(|(_, c)| c.len() > 1).map(|(p, _)| *p));
+            return (self.lay(&sure, frame), unexplained);
+        }
+        let wild: HashSet<LatticePos> = unexplained.iter().flat_map(|&c| block(c)).collect();
+        let mut solutions: Vec<Vec<Placement>> = Vec::new();
+        let mut choice = vec![0usize; open.len()];
+        loop {
+            let chosen: Vec<Placement> =
+                open.iter().zip(&choice).map(|((_, c), &k)| c[k]).collect();
+            let distinct = chosen
+                .iter()
+                .enumerate()
+                .all(|(i, p)| chosen[..i].iter().all(|q| q.card != p.card));
+            if distinct {
+                permutations(chosen.len(), &mut |perm| {
+                    let order: Vec<Placement> = perm.iter().map(|&i| chosen[i]).collect();
+                    if self.shows(&order, view, &wild) {
+                        solutions.push(order);
+                    }
+                });
+            }
+            // The next choice, like an odometer.
+            let mut i = 0;
+            while i < choice.len() {
+                choice[i] += 1;
+                if choice[i] < open[i].1.len() {
+                    break;
+                }
+                choice[i] = 0;
+                i += 1;
+            }
+            if i == choice.len() {
+                break;
+            }
+        }
+        self.keep_likely_decks(&mut solutions, view);
+        let Some(first) = solutions.first().cloned() else {
+            unexplained.extend(open.iter().map(|(p, _)| *p));
+            return (Vec::new(), unexplained);
+        };
+        // A centre is named only when every solution names it alike.
+        let face = |p: &Placement| self.face_squares(p);
+        let sure: Vec<Placement> = first
+            .iter()
+            .copied()
+            .filter(|p| {
+                solutions.iter().all(|s| {
+                    s.iter()
+                        .any(|q| q.centre == p.centre && q.card == p.card && face(q) == face(p))
+                })
+            })
+            .collect();
+        unexplained.extend(first.iter().filter(|p| !sure.contains(p)).map(|p| p.centre));
+        // Orders the photo cannot tell apart must judge the cards alike.
+        let first_board = self.board.is_empty();
+        let start_deck = first_board.then(|| self.set.card(first[0].card).deck);
+        if first_board
+            && sure
+                .iter()
+                .filter(|p| Some(self.set.card(p.card).deck) == start_deck)
+                .count()
+                < 3
+        {
+            // Not the whole starting board yet: wait for a photo that shows it.
+            unexplained.extend(sure.iter().map(|p| p.centre));
+            return (Vec::new(), unexplained);
+        }
+        let judged = |order: &[Placement]| {
+            let mut board = self.board.clone();
+            let mut out: Vec<(CardIdx, bool, u8, usize)> = order
+                .iter()
+                .filter(|p| sure.iter().any(|q| q.centre == p.centre))
+                .map(|&p| {
+                    let placed = board.place(self.set, p);
+                    // The starting board scores nothing (and is laid in a legal order).
+                    if Some(self.set.card(p.card).deck) == start_deck {
+                        (p.card, true, 0, 0)
+                    } else {
+                        (
+                            p.card,
+                            placed.is_legal(),
+                            placed.covered_squares(),
+                            placed.cards_in_contact().len(),
+                        )
+                    }
+                })
+                .collect();
+            out.sort();
+            out
+        };
+        let verdict = judged(&first);
+        let mut order = first;
+        if first_board {
+            // The starting board was laid by the rules before play: of the orders the photo
+            // allows, take one that lays it legally.
+            let start_legal = |o: &[Placement]| {
+                let mut board = self.board.clone();
+                o[..3].iter().all(|&p| board.place(self.set, p).is_legal())
+            };
+            if let Some(legal) = solutions.iter().find(|o| start_legal(o)) {
+                order = legal.clone();
+            }
+        }
+        if solutions.iter().any(|o| judged(o) != verdict) {
+            let at: Vec<LatticePos> = sure.iter().map(|p| p.centre).collect();
+            self.doubts.push(format!(
+                "the cards at {} were laid between two photos, and the order they were laid \
+                 in, which photo {} does not show, changes the verdict: take a photo after \
+                 each card",
+                list(&at),
+                frame + 1
+            ));
+        }
+        let order: Vec<Placement> = order.into_iter().filter(|p| sure.contains(p)).collect();
+        (self.lay(&order, frame), unexplained)
+    }
+
+    /// Narrows the solutions by what decks tell. The starting board is three cards of one
+    /// deck. Alike symbols mean one deck: when the reading's symbol groups agree with the
+    /// decks of the cards already known, new cards must agree with them too. A narrowing
+    /// that would leave nothing is not made.
+    fn keep_likely_decks(&self, solutions: &mut Vec<Vec<Placement>>, view: &View) {
+        let deck = |p: &Placement| self.set.card(p.card).deck;
+        if self.board.is_empty() {
+            // The starting board, three cards of one deck, lies under everything else.
+            solutions.retain(|s| {
+                s.len() >= 3
+                    && s[..3].iter().all(|p| deck(p) == deck(&s[0]))
+                    && s[3..].iter().all(|p| deck(p) != deck(&s[0]))
+            });
+            return;
+        }
+        let mut group_deck: HashMap<usize, DeckIdx> = HashMap::new();
+        let mut deck_group: HashMap<DeckIdx, usize> = HashMap::new();
+        for placed in self.board.placed() {
+            let Some(&g) = view.groups.get(&placed.placement.centre) else {
+                continue;
+            };
+            let d = self.set.card(placed.placement.card).deck;
+            if *group_deck.entry(g).or_insert(d) != d || *deck_group.entry(d).or_insert(g) != g {
+                // The reader's groups do not follow the decks in this photo.
+                return;
+            }
+        }
+        let agrees = |p: &Placement| {
+            let Some(g) = view.groups.get(&p.centre) else {
+                return true;
+            };
+            match group_deck.get(g) {
+                Some(&d) => d == deck(p),
+                None => deck_group.get(&deck(p)).is_none_or(|&h| h == *g),
+            }
+        };
+        let kept: Vec<Vec<Placement>> = solutions
+            .iter()
+            .filter(|s| s.iter().all(agrees))
+            .cloned()
+            .collect();
+        if !kept.is_empty() {
+            *solutions = kept;
+        }
+    }
+
+    /// The faces (card and turn, one turn per distinct look) that agree with every clear
+    /// square around `centre` that none of the `others` new cards may cover.
+    fn candidates(&self, view: &View, centre: LatticePos, others: &[LatticePos]) -> Vec<Placement> {
+        let squares = block(centre);
+        if view.at(centre) != CENTRE_CHAR {
+            return Vec::new();
+        }
+        // Squares another new card may lie on show this card or that one; a legal overlap
+        // shows the same pattern either way, so they count when they agree but never refute.
+        let open: Vec<bool> = (0..9)
+            .map(|k| !others.iter().any(|&o| near(o, squares[k])))
+            .collect();
+        let needed = if open.iter().all(|&o| o) {
+            TOP_CARD_KNOWN
+        } else {
+            LOWER_CARD_KNOWN
+        };
+        let mut found: Vec<(CardIdx, Turn, [char; 9])> = Vec::new();
+        for &(card, turn, face) in &self.faces {
+            if self.used[card.0 as usize] || found.iter().any(|&(c, _, f)| c == card && f == face) {
+                continue;
+            }
+            let mut support = 0;
+            let mut refuted = false;
+            for k in (0..9).filter(|&k| k != 4) {
+                let seen = view.at(squares[k]);
+                if seen == UNKNOWN {
+                    continue;
+                }
+                if seen == face[k] {
+                    support += 1;
+                } else if open[k] {
+                    refuted = true;
+                    break;
+                }
+            }
+            if !refuted && support >= needed {
+                found.push((card, turn, face));
+            }
+        }
+        found
+            .into_iter()
+            .map(|(card, turn, _)| Placement { card, centre, turn })
+            .collect()
+    }
+
+    fn face_squares(&self, p: &Placement) -> [char; 9] {
+        let face = self.set.face(p.card, self.side);
+        std::array::from_fn(|k| face.square(p.turn, Pos::new(k / 3, k % 3)).char())
+    }
+
+    /// Remembers the squares this reading shows as card where the table has none: a card the
+    /// reader did not find the centre of. A square later read as table is forgotten.
+    fn note_ghosts(&mut self, view: &View) {
+        let top = TopMap::of(&self.board);
+        for (&p, &seen) in &view.squares {
+            let on_card = seen != TABLE && seen != UNKNOWN;
+            if on_card && top.at(p) == TABLE {
+                self.ghosts.insert(p);
+            } else if seen == TABLE || top.at(p) != TABLE {
+                self.ghosts.remove(&p);
+            }
+        }
+    }
+
+    /// Lays `order` on the table and returns the new cards' indices. A card laid where an
+    /// earlier photo showed card squares no known card explains is judged against a table
+    /// that may lack a card: the replay is doubted.
+    fn lay(&mut self, order: &[Placement], frame: usize) -> Vec<usize> {
+        let mut laid = Vec::with_capacity(order.len());
+        for &p in order {
+            let top = TopMap::of(&self.board);
+            let over: Vec<LatticePos> = p
+                .squares()
+                .into_iter()
+                .filter(|q| self.ghosts.contains(q) && top.at(*q) == TABLE)
+                .collect();
+            if !over.is_empty() {
+                self.doubts.push(format!(
+                    "card {} laid in photo {} at {} lies on squares an earlier photo showed as \
+                     a card whose centre was not found ({}): its verdict is not sure; retake \
+                     the photos with every card's centre in view and in focus",
+                    self.set.card(p.card).id,
+                    frame + 1,
+                    p.centre,
+                    list(&over)
+                ));
+            }
+            self.board.place(self.set, p);
+            self.used[p.card.0 as usize] = true;
+            self.cards.push(TrackedCard {
+                placement: p,
+                frame,
+            });
+            laid.push(self.cards.len() - 1);
+        }
+        laid
+    }
+
+    /// Whether laying `order` on the table gives the top squares the reading shows, except
+    /// on `wild` squares (those of cards not named).
+    fn shows(&self, order: &[Placement], view: &View, wild: &HashSet<LatticePos>) -> bool {
+        let mut top: HashMap<LatticePos, char> = HashMap::new();
+        for p in order {
+            for (k, pos) in p.squares().into_iter().enumerate() {
+                top.insert(pos, self.face_squares(p)[k]);
+            }
+        }
+        top.iter().all(|(pos, &sq)| {
+            let seen = view.at(*pos);
+            wild.contains(pos) || seen == UNKNOWN || seen == sq
+        })
+    }
+}
+
+/// Whether the table's square `expected` and the reading's `seen` disagree (an unknown
+/// reading agrees with anything).
+fn differs(expected: char, seen: char) -> bool {
+    seen != UNKNOWN && expected != TABLE && seen != expected
+}
+
+fn list(positions: &[LatticePos]) -> String {
+    positions
+        .iter()
+        .map(|p| format!("({}, {})", p.row, p.col))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Calls `f` with every permutation of `0..n` (Heap's algorithm).
+fn permutations(n: usize, f: &mut dyn FnMut(&[usize])) {
+    fn heap(k: usize, a: &mut Vec<usize>, f: &mut dyn FnMut(&[usize])) {
+        if k <= 1 {
+            f(a);
+            return;
+        }
+        for i in 0..k {
+            heap(k - 1, a, f);
+            let j = if k % 2 == 0 { i } else { 0 };
+            a.swap(j, k - 1);
+        }
+    }
+    let mut a: Vec<usize> = (0..n).collect();
+    heap(n, &mut a, f);
+}
+
+#[cfg(test)]
+#[path = "replay_tests.rs"]
+mod tests;

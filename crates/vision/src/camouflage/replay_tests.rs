@@ -1,0 +1,377 @@
+//! The tracker against readings made from rule-crate boards: turned, shifted, misread and
+//! with hands over them, as the reader gives them.
+
+use tablejudge_rules::camouflage::{
+    find_starting_board, score, simulate_game, CamouflageSet, DeckIdx, GameRules, Mode, TimerLevel,
+};
+use tablejudge_rules::{Key, Srgb};
+
+use super::*;
+use crate::camouflage::{CentreReading, SquareKind, SquareReading};
+
+fn set() -> CamouflageSet {
+    let json = include_str!("../../../../models/camouflage/reference.json");
+    CamouflageSet::from_json(json, "reference.json").unwrap()
+}
+
+/// The reading of a photo of `board`, the picture turned by `q` quarter-turns clockwise
+/// with a margin of table around it, after `edit` changed squares (row, col, char).
+fn reading_of(
+    board: &Board,
+    q: u8,
+    edit: impl Fn(usize, usize, char) -> char,
+) -> CamouflageReading {
+    let (_, rows) = board.picture().unwrap();
+    let mut grid: Vec<Vec<char>> = rows.iter().map(|r| r.chars().collect()).collect();
+    for _ in 0..q {
+        let (h, w) = (grid.len(), grid[0].len());
+        grid = (0..w)
+            .map(|c| (0..h).map(|r| grid[h - 1 - r][c]).collect())
+            .collect();
+    }
+    // A margin, as the reader's block may be larger than the cards.
+    let w = grid[0].len() + 2;
+    let mut framed = vec![vec!['.'; w]];
+    framed.extend(grid.into_iter().map(|r| {
+        let mut row = vec!['.'];
+        row.extend(r);
+        row.push('.');
+        row
+    }));
+    framed.push(vec!['.'; w]);
+    let grid: Vec<Vec<char>> = framed
+        .iter()
+        .enumerate()
+        .map(|(r, row)| {
+            row.iter()
+                .enumerate()
+                .map(|(c, &ch)| edit(r, c, ch))
+                .collect()
+        })
+        .collect();
+    let kind = |ch: char| match ch {
+        '.' => SquareKind::Table,
+        '*' => SquareKind::Centre,
+        '?' => SquareKind::Unknown,
+        k => SquareKind::Pattern(Key::new(k).unwrap()),
+    };
+    let squares = grid
+        .iter()
+        .enumerate()
+        .flat_map(|(r, row)| {
+            row.iter().enumerate().map(move |(c, &ch)| SquareReading {
+                row: r as i32,
+                col: c as i32,
+                kind: kind(ch),
+                srgb: Srgb::new(0, 0, 0),
+                confidence: 1.0,
+            })
+        })
+        .collect();
+    let centres = grid
+        .iter()
+        .enumerate()
+        .flat_map(|(r, row)| {
+            row.iter()
+                .enumerate()
+                .filter(|&(_, &ch)| ch == '*')
+                .map(move |(c, _)| CentreReading {
+                    row: r as i32,
+                    col: c as i32,
+                    px: [0.0, 0.0],
+                    symbol_group: 0,
+                    symbol: Vec::new(),
+                })
+        })
+        .collect();
+    CamouflageReading {
+        side: Some("animal".into()),
+        rows: grid.len(),
+        cols: grid[0].len(),
+        corners: [[0.0; 2]; 4],
+        picture: grid.iter().map(|r| r.iter().collect()).collect(),
+        squares,
+        centres,
+        stray_symbols: Vec::new(),
+        lattice: None,
+    }
+}
+
+fn as_read(board: &Board, q: u8) -> CamouflageReading {
+    reading_of(board, q, |_, _, ch| ch)
+}
+
+/// A played game and its tables after the starting board and after each later card.
+fn game(seed: u64) -> (CamouflageSet, Board, Vec<Board>) {
+    let set = set();
+    let (board, _) = simulate_game(
+        &set,
+        SideIdx(0),
+        false,
+        DeckIdx(0),
+        &[DeckIdx(1), DeckIdx(2)],
+        seed,
+    )
+    .unwrap();
+    let mut tables = Vec::new();
+    let mut b = Board::new(SideIdx(0), PlacementRules::GAME);
+    for (i, p) in board.placed().iter().enumerate() {
+        b.place(&set, p.placement);
+        if i >= 2 {
+            tables.push(b.clone());
+        }
+    }
+    (set, board, tables)
+}
+
+/// The placements' cards and whether each was legal, in order.
+fn verdicts(board: &Board) -> Vec<(CardIdx, bool, u8)> {
+    board
+        .placed()
+        .iter()
+        .map(|p| (p.placement.card, p.is_legal(), p.covered_squares()))
+        .collect()
+}
+
+#[test]
+fn a_photo_after_each_card_replays_the_game() {
+    let (set, truth, tables) = game(5);
+    let mut tracker = Tracker::new(&set, SideIdx(0), PlacementRules::GAME);
+    for (i, t) in tables.iter().enumerate() {
+        // The reader names the lattice by the photo's axes; it may differ photo to photo.
+        let outcome = tracker.observe(&as_read(t, (i % 4) as u8)).clone();
+        let FrameOutcome::Settled {
+            laid, unexplained, ..
+        } = outcome
+        else {
+            panic!("photo {i} skipped: {outcome:?}");
+        };
+        assert_eq!(laid.len(), if i == 0 { 3 } else { 1 }, "photo {i}");
+        assert!(unexplained.is_empty(), "photo {i}: {unexplained:?}");
+    }
+    let replay = tracker.finish();
+    assert!(replay.doubts.is_empty(), "{:?}", replay.doubts);
+    let mut replayed = Board::new(SideIdx(0), PlacementRules::GAME);
+    for c in &replay.cards {
+        replayed.place(&set, c.placement);
+    }
+    // The starting board's order may differ where the photo cannot tell it; the rest is
+    // exact.
+    assert_eq!(verdicts(&replayed)[3..], verdicts(&truth)[3..]);
+    let mut start: Vec<_> = verdicts(&replayed)[..3].iter().map(|v| v.0).collect();
+    let mut truth_start: Vec<_> = verdicts(&truth)[..3].iter().map(|v| v.0).collect();
+    start.sort();
+    truth_start.sort();
+    assert_eq!(start, truth_start);
+
+    // Scored as the game was played.
+    let history = replay.history(&set, SideIdx(0)).unwrap();
+    let rules = GameRules {
+        mode: Mode::CoverSomeGround,
+        wild_centres: false,
+        timer: TimerLevel::Beginners,
+    };
+    let report = score(&set, &rules, &history).unwrap();
+    assert!(report.plays.iter().all(|p| p.faults.is_empty()));
+    let total: u32 = report.players.iter().map(|p| p.score).sum();
+    let truth_total: u32 = truth.placed()[3..]
+        .iter()
+        .map(|p| u32::from(p.covered_squares()))
+        .sum();
+    assert_eq!(total, truth_total);
+}
+
+#[test]
+fn a_hand_over_the_table_skips_the_photo_and_the_next_one_catches_up() {
+    let (set, _, tables) = game(8);
+    let mut tracker = Tracker::new(&set, SideIdx(0), PlacementRules::GAME);
+    tracker.observe(&as_read(&tables[0], 0));
+    tracker.observe(&as_read(&tables[1], 0));
+    // A hand across the middle rows: skin read as patterns and unknown squares.
+    let (_, rows) = tables[2].picture().unwrap();
+    let mid = rows.len() / 2 + 1;
+    let hand = reading_of(&tables[2], 0, |r, c, ch| {
+        if (mid..mid + 3).contains(&r) && ch != '.' {
+            if c % 3 == 0 {
+                '?'
+            } else if ch == 'g' {
+                't'
+            } else {
+                'g'
+            }
+        } else {
+            ch
+        }
+    });
+    let outcome = tracker.observe(&hand).clone();
+    assert!(
+        matches!(outcome, FrameOutcome::Skipped { .. }),
+        "{outcome:?}"
+    );
+    // Two cards later, the next clear photo explains both.
+    let outcome = tracker.observe(&as_read(&tables[3], 0)).clone();
+    let FrameOutcome::Settled { laid, .. } = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert_eq!(laid.len(), 2);
+    let replay = tracker.finish();
+    // Both cards found. They overlap, and a legal overlap shows the same patterns whichever
+    // lies on top, so the photo cannot tell their order, which decides their points: the
+    // replay says so rather than guess.
+    let mut cards: Vec<CardIdx> = replay.cards.iter().map(|c| c.placement.card).collect();
+    let mut truth: Vec<CardIdx> = tables[3]
+        .placed()
+        .iter()
+        .map(|p| p.placement.card)
+        .collect();
+    assert_eq!(replay.doubts.len(), 1, "{:?}", replay.doubts);
+    assert!(replay.doubts[0].contains("changes the verdict"));
+    cards[4..].sort();
+    truth[4..].sort();
+    assert_eq!(cards[3..], truth[3..]);
+}
+
+#[test]
+fn an_illegal_card_is_found_and_judged_illegal() {
+    let set = set();
+    let mut board = Board::new(SideIdx(0), PlacementRules::GAME);
+    for p in find_starting_board(&set, DeckIdx(0), SideIdx(0), false).unwrap() {
+        board.place(&set, p);
+    }
+    let mut tracker = Tracker::new(&set, SideIdx(0), PlacementRules::GAME);
+    tracker.observe(&as_read(&board, 1));
+    // A card of deck 1 laid on the first card's corner: it covers a square or two, and
+    // hardly any matches.
+    let first = board.placed()[0].placement.centre;
+    let card = set.deck(DeckIdx(1)).cards[0];
+    let illegal = (0..4)
+        .flat_map(|t| {
+            [(-2, -2), (2, 2), (-2, 2), (2, -2)].map(|(dr, dc)| Placement {
+                card,
+                centre: first.offset(dr, dc),
+                turn: Turn::from_quarter_turns(t),
+            })
+        })
+        .find(|p| board.check(&set, p).is_err())
+        .expect("some corner placement is illegal");
+    board.place(&set, illegal);
+    let outcome = tracker.observe(&as_read(&board, 1)).clone();
+    assert!(matches!(outcome, FrameOutcome::Settled { ref laid, .. } if laid.len() == 1));
+    let replay = tracker.finish();
+    assert_eq!(replay.cards[3].placement.card, card);
+    let history = replay.history(&set, SideIdx(0)).unwrap();
+    let rules = GameRules {
+        mode: Mode::Diversify,
+        wild_centres: false,
+        timer: TimerLevel::Beginners,
+    };
+    // One player cannot make a game; the card's verdict is what matters here.
+    let mut replayed = Board::new(SideIdx(0), PlacementRules::GAME);
+    for p in history.start.iter().copied() {
+        replayed.place(&set, p);
+    }
+    let placed = replayed.place(
+        &set,
+        Placement {
+            card: history.plays[0].card,
+            centre: history.plays[0].centre,
+            turn: history.plays[0].turn,
+        },
+    );
+    assert!(!placed.is_legal());
+    assert!(score(&set, &rules, &history).is_err());
+}
+
+#[test]
+fn a_centre_no_card_explains_leaves_the_replay_in_doubt() {
+    let (set, _, tables) = game(3);
+    let mut tracker = Tracker::new(&set, SideIdx(0), PlacementRules::GAME);
+    tracker.observe(&as_read(&tables[0], 0));
+    // A card with two squares misread: it matches no card of the set.
+    let placed = tables[1].placed()[3].placement.centre;
+    let origin = tables[1].picture().unwrap().0;
+    let (r0, c0) = (
+        (placed.row - origin.row + 1) as usize,
+        (placed.col - origin.col + 1) as usize,
+    );
+    let blurred = reading_of(&tables[1], 0, |r, c, ch| {
+        if (r, c) == (r0 - 1, c0 - 1) || (r, c) == (r0 + 1, c0 + 1) {
+            if ch == 'z' {
+                'p'
+            } else {
+                'z'
+            }
+        } else {
+            ch
+        }
+    });
+    let outcome = tracker.observe(&blurred).clone();
+    let FrameOutcome::Settled {
+        laid, unexplained, ..
+    } = outcome
+    else {
+        panic!("{outcome:?}");
+    };
+    assert!(laid.is_empty());
+    assert_eq!(unexplained.len(), 1);
+    let replay = tracker.finish();
+    assert_eq!(replay.cards.len(), 3);
+    assert!(
+        replay.doubts[0].contains("no card of the set explains"),
+        "{:?}",
+        replay.doubts
+    );
+}
+
+#[test]
+fn a_card_the_next_photo_shows_otherwise_is_taken_back() {
+    let (set, _, tables) = game(4);
+    // The table as the next photo shows it: the starting board and another card instead.
+    let mut other = tables[0].clone();
+    other.place(&set, tables[2].placed()[4].placement);
+    let mut tracker = Tracker::new(&set, SideIdx(0), PlacementRules::GAME);
+    tracker.observe(&as_read(&tables[0], 0));
+    tracker.observe(&as_read(&tables[1], 0));
+    // The card of photo 2 is not there: it was a misreading, and the other card is laid.
+    let outcome = tracker.observe(&as_read(&other, 0)).clone();
+    assert!(outcome.laid_any(), "{outcome:?}");
+    // A photo that shows no card in its place but nothing else either takes nothing back.
+    let outcome = tracker.observe(&as_read(&tables[0], 0)).clone();
+    assert!(
+        matches!(outcome, FrameOutcome::Skipped { .. }),
+        "{outcome:?}"
+    );
+    tracker.observe(&as_read(&other, 0));
+    let replay = tracker.finish();
+    assert!(
+        matches!(&replay.frames[1], FrameOutcome::Skipped { reason } if reason.contains("not seen in photo 3")),
+        "{:?}",
+        replay.frames[1]
+    );
+    let cards: Vec<CardIdx> = replay.cards.iter().map(|c| c.placement.card).collect();
+    assert_eq!(cards.len(), 4);
+    assert_eq!(cards[3], tables[2].placed()[4].placement.card);
+    assert!(replay.doubts.is_empty(), "{:?}", replay.doubts);
+}
+
+#[test]
+fn a_moved_card_is_not_taken_for_a_new_one() {
+    let (set, _, tables) = game(4);
+    let mut tracker = Tracker::new(&set, SideIdx(0), PlacementRules::GAME);
+    tracker.observe(&as_read(&tables[0], 0));
+    tracker.observe(&as_read(&tables[1], 0));
+    tracker.observe(&as_read(&tables[1], 0));
+    // The confirmed card gone again: its centre is missing, and it is not taken back.
+    let outcome = tracker.observe(&as_read(&tables[0], 0)).clone();
+    let FrameOutcome::Skipped { reason } = outcome else {
+        panic!("{outcome:?}");
+    };
+    assert!(reason.contains("is not seen"), "{reason}");
+    let replay = tracker.finish();
+    assert_eq!(replay.cards.len(), 4);
+    assert!(
+        replay.doubts[0].contains("last photo was not used"),
+        "{:?}",
+        replay.doubts
+    );
+}
