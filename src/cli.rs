@@ -65,6 +65,39 @@ pub enum EvalCommand {
         #[command(flatten)]
         output: Output,
     },
+    /// Render N Camouflage games as photo series (hands over the table in some photos),
+    /// replay each from its JPEGs as `camouflage replay` does, and report the placements
+    /// found, legality accuracy, exact final scores, trusted-but-wrong replays and timing.
+    Camouflage {
+        /// The Camouflage set file.
+        #[arg(long)]
+        set: PathBuf,
+        #[arg(long, default_value_t = 20)]
+        n: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Players in each game (2 to 6).
+        #[arg(long, default_value_t = 4)]
+        players: usize,
+        /// The game scored.
+        #[arg(long, value_enum, default_value_t = ModeArg::Cover)]
+        mode: ModeArg,
+        /// The Centers Wild variant.
+        #[arg(long)]
+        wild_centers: bool,
+        /// The side face up (the set's first when omitted).
+        #[arg(long)]
+        side: Option<String>,
+        #[arg(long, default_value = "1280x720", value_parser = parse_size)]
+        size: (u32, u32),
+        #[arg(long, value_enum, default_value_t = DegradationArg::Realistic)]
+        degradation: DegradationArg,
+        /// Keep the rendered photos in this folder (one `game_NNNN/` per game).
+        #[arg(long, value_name = "DIR")]
+        keep: Option<PathBuf>,
+        #[command(flatten)]
+        output: Output,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -331,6 +364,83 @@ pub enum CamouflageCommand {
         #[command(flatten)]
         output: Output,
     },
+    /// Replay a game from a folder of photos, one taken after each card (file-name order):
+    /// each card found, who laid it (the deck it is from), what it covered, whether it was
+    /// legal, and the final scores.
+    ///
+    /// The first photo must show the starting board (three cards of one deck). Photos with a
+    /// hand over the table are skipped; several cards laid between two photos are found
+    /// together. Exit 0 when every card stands, 1 when a card was laid illegally, 3 when the
+    /// photos do not show the game surely (the message says what to retake), 2 for bad input.
+    Replay {
+        /// The folder of photos.
+        source: PathBuf,
+        /// The Camouflage set the cards are from.
+        #[arg(long)]
+        set: PathBuf,
+        /// The side face up (a side name of the set); whichever the photos show when omitted.
+        #[arg(long)]
+        side: Option<String>,
+        /// The game played.
+        #[arg(long, value_enum)]
+        mode: ModeArg,
+        /// The Centers Wild variant: a centre matches any square above or below it.
+        #[arg(long)]
+        wild_centers: bool,
+        /// Diversify and Cover Some Ground: the sand-timer level (only `expert` changes a
+        /// replay from photos, which carry no times: no card counts after the first player
+        /// goes out).
+        #[arg(long, value_enum, default_value_t = TimerArg::Beginners)]
+        timer: TimerArg,
+        /// Write every photo annotated with what the replay made of it into this folder.
+        #[arg(long, value_name = "DIR")]
+        annotate: Option<PathBuf>,
+        /// A lens calibration (tablejudge/camera@1).
+        #[arg(long, value_name = "FILE")]
+        camera_calibration: Option<PathBuf>,
+        #[command(flatten)]
+        output: Output,
+    },
+}
+
+/// A Camouflage game mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ModeArg {
+    Speed,
+    Diversify,
+    Cover,
+    NotMyStack,
+}
+
+impl From<ModeArg> for tablejudge_rules::camouflage::Mode {
+    fn from(m: ModeArg) -> Self {
+        use tablejudge_rules::camouflage::Mode;
+        match m {
+            ModeArg::Speed => Mode::SpeedRound,
+            ModeArg::Diversify => Mode::Diversify,
+            ModeArg::Cover => Mode::CoverSomeGround,
+            ModeArg::NotMyStack => Mode::NotMyStack,
+        }
+    }
+}
+
+/// The sand-timer level of Diversify and Cover Some Ground.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TimerArg {
+    Beginners,
+    Advanced,
+    Expert,
+}
+
+impl From<TimerArg> for tablejudge_rules::camouflage::TimerLevel {
+    fn from(t: TimerArg) -> Self {
+        use tablejudge_rules::camouflage::TimerLevel;
+        match t {
+            TimerArg::Beginners => TimerLevel::Beginners,
+            TimerArg::Advanced => TimerLevel::Advanced,
+            TimerArg::Expert => TimerLevel::Expert,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, Args)]

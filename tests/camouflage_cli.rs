@@ -153,3 +153,172 @@ fn camouflage_read_of_a_missing_photo_or_side_is_bad_input() {
     assert_exit!(run, 2);
     assert!(run.stderr.contains("animal, gems"));
 }
+
+/// A game rendered as a clean photo series: its folder and `series.json`.
+fn rendered_game(dir: &Path, seed: &str) -> (std::path::PathBuf, serde_json::Value) {
+    let set = root().join("models/camouflage/reference.json");
+    let run = render_camouflage(
+        &set,
+        dir,
+        &[
+            "--series",
+            "--players",
+            "2",
+            "--seed",
+            seed,
+            "--size",
+            "960x720",
+            "--degradation",
+            "clean",
+        ],
+    );
+    assert_exit!(run, 0);
+    let game = dir.join("game_0000");
+    let series =
+        serde_json::from_str(&std::fs::read_to_string(game.join("series.json")).unwrap()).unwrap();
+    (game, series)
+}
+
+#[test]
+fn camouflage_replay_finds_every_card_of_a_photo_series_and_scores_the_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let (game, series) = rendered_game(dir.path(), "3");
+    let set = root().join("models/camouflage/reference.json");
+    let annotated = dir.path().join("annotated");
+    let run = tablejudge([
+        "camouflage",
+        "replay",
+        path_str(&game),
+        "--set",
+        path_str(&set),
+        "--mode",
+        "cover",
+        "--annotate",
+        path_str(&annotated),
+        "--json",
+    ]);
+    assert_exit!(run, 0);
+    let out = run.json();
+    assert_eq!(out["format"], "tablejudge/camouflage-replay@1");
+    assert_eq!(out["status"], "legal");
+    // Every card, in the order played, from the deck that played it.
+    let sets: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&set).unwrap()).unwrap();
+    let ids: Vec<&str> = sets["decks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|d| d["cards"].as_array().unwrap().iter())
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    let truth: Vec<&str> = series["history"]["plays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| ids[p["card"].as_u64().unwrap() as usize])
+        .collect();
+    let placements = out["placements"].as_array().unwrap();
+    let played: Vec<&str> = placements[3..]
+        .iter()
+        .map(|p| p["card"].as_str().unwrap())
+        .collect();
+    assert_eq!(played, truth);
+    assert!(placements.iter().all(|p| p["legal"] == true));
+    // Cover Some Ground: every card's points are the squares it covered; 2 players scored.
+    let players = out["report"]["players"].as_array().unwrap();
+    assert_eq!(players.len(), 2);
+    let points: u64 = placements[3..]
+        .iter()
+        .map(|p| p["points"].as_u64().unwrap())
+        .sum();
+    let scores: u64 = players.iter().map(|p| p["score"].as_u64().unwrap()).sum();
+    assert_eq!(points, scores);
+    assert!(
+        points >= 3 * truth.len() as u64,
+        "each card covers 3 squares or more"
+    );
+    // An annotated copy of every photo.
+    let photos = series["frames"].as_array().unwrap().len();
+    assert_eq!(std::fs::read_dir(&annotated).unwrap().count(), photos);
+}
+
+#[test]
+fn camouflage_replay_refuses_a_folder_without_photos_and_not_my_stack() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = root().join("models/camouflage/reference.json");
+    let run = tablejudge([
+        "camouflage",
+        "replay",
+        path_str(dir.path()),
+        "--set",
+        path_str(&set),
+        "--mode",
+        "speed",
+    ]);
+    assert_exit!(run, 2);
+    assert!(run.stderr.contains("no photos"), "{}", run.stderr);
+    let run = tablejudge([
+        "camouflage",
+        "replay",
+        path_str(dir.path()),
+        "--set",
+        path_str(&set),
+        "--mode",
+        "not-my-stack",
+    ]);
+    assert_exit!(run, 2);
+    assert!(run.stderr.contains("not supported yet"), "{}", run.stderr);
+}
+
+#[test]
+fn camouflage_replay_without_the_starting_board_is_undecided() {
+    let dir = tempfile::tempdir().unwrap();
+    let (game, _) = rendered_game(dir.path(), "1");
+    // The first four photos lost: the starting board is never seen alone, and the cards
+    // laid meanwhile have no order.
+    std::fs::remove_file(game.join("frame_0000.jpg")).unwrap();
+    std::fs::remove_file(game.join("frame_0001.jpg")).unwrap();
+    std::fs::remove_file(game.join("frame_0002.jpg")).unwrap();
+    std::fs::remove_file(game.join("frame_0003.jpg")).unwrap();
+    let set = root().join("models/camouflage/reference.json");
+    let run = tablejudge([
+        "camouflage",
+        "replay",
+        path_str(&game),
+        "--set",
+        path_str(&set),
+        "--mode",
+        "diversify",
+    ]);
+    assert_exit!(run, 3);
+    assert!(run.stdout.contains("undecided"), "{}", run.stdout);
+}
+
+#[test]
+fn eval_camouflage_replays_rendered_games_and_counts_what_it_got_right() {
+    let set = root().join("models/camouflage/reference.json");
+    let run = tablejudge([
+        "eval",
+        "camouflage",
+        "--set",
+        path_str(&set),
+        "--n",
+        "1",
+        "--players",
+        "2",
+        "--seed",
+        "3",
+        "--size",
+        "960x720",
+        "--degradation",
+        "clean",
+        "--json",
+    ]);
+    assert_exit!(run, 0);
+    let s = &run.json()["summary"];
+    assert_eq!(s["games"], 1);
+    assert_eq!(s["found"], s["plays"]);
+    assert_eq!(s["legality_right"], s["plays"]);
+    assert_eq!(s["scores_exact"], 1);
+    assert_eq!(s["trusted_wrong"], 0);
+}

@@ -3,10 +3,12 @@
 mod camouflage;
 mod enroll;
 mod eval;
+mod eval_camouflage;
 mod grid;
 mod judge;
 mod layers;
 mod render;
+mod replay;
 mod set;
 
 use anyhow::Result;
@@ -68,6 +70,29 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             photo_options: &photo_options,
             output,
         }),
+        Command::Camouflage(CamouflageCommand::Replay {
+            source,
+            set,
+            side,
+            mode,
+            wild_centers,
+            timer,
+            annotate,
+            camera_calibration,
+            output,
+        }) => replay::replay(replay::CamouflageReplay {
+            source: &source,
+            set: &set,
+            side: side.as_deref(),
+            rules: tablejudge_rules::camouflage::GameRules {
+                mode: mode.into(),
+                wild_centres: wild_centers,
+                timer: timer.into(),
+            },
+            camera_calibration: camera_calibration.as_deref(),
+            annotate: annotate.as_deref(),
+            output,
+        }),
         Command::Grid(GridCommand::Read {
             photo,
             rows,
@@ -102,6 +127,34 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             degradation,
             failures,
             only,
+            output,
+        }),
+        Command::Eval(EvalCommand::Camouflage {
+            set,
+            n,
+            seed,
+            players,
+            mode,
+            wild_centers,
+            side,
+            size,
+            degradation,
+            keep,
+            output,
+        }) => eval_camouflage::camouflage(eval_camouflage::EvalCamouflage {
+            set: &set,
+            n,
+            seed,
+            players,
+            rules: tablejudge_rules::camouflage::GameRules {
+                mode: mode.into(),
+                wild_centres: wild_centers,
+                timer: Default::default(),
+            },
+            side: side.as_deref(),
+            size,
+            degradation,
+            keep,
             output,
         }),
         Command::Render(RenderCommand::Layers {

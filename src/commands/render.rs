@@ -142,7 +142,13 @@ pub fn camouflage(args: RenderCamouflage<'_>) -> Result<Outcome> {
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
     if let Some(players) = args.series {
         for i in 0..args.n {
-            camouflage_game(&set, side, &args, players, i, &mut rng)?;
+            let game = camouflage_game(&set, side, &args, players, i, &mut rng)?;
+            outln!(
+                "{}  {} photos, {} cards",
+                game.dir.display(),
+                game.photos,
+                game.history.start.len() + game.history.plays.len()
+            );
         }
         return Ok(Outcome::Pass);
     }
@@ -186,16 +192,17 @@ struct SeriesEntry {
     hand: bool,
 }
 
-/// Renders game `i`: `players` players, each with a deck of their own, from a starting board
-/// of a deck nobody picked, playing until nobody can.
-fn camouflage_game(
+/// Renders game `i` into `game_NNNN/` under the output folder: `players` players, each with a
+/// deck of their own, from a starting board of a deck nobody picked, playing until nobody
+/// can. Returns the folder and the game as it happened.
+pub fn camouflage_game(
     set: &CamouflageSet,
     side: SideIdx,
     args: &RenderCamouflage<'_>,
     players: usize,
     i: usize,
     rng: &mut ChaCha8Rng,
-) -> Result<()> {
+) -> Result<RenderedGame> {
     let mut decks: Vec<DeckIdx> = (0..set.decks().len() as u16).map(DeckIdx).collect();
     if decks.len() < players + 1 {
         return Err(BadInput(format!(
@@ -271,11 +278,16 @@ fn camouflage_game(
     let path = dir.join("series.json");
     std::fs::write(&path, serde_json::to_string_pretty(&series)?)
         .with_context(|| format!("writing {}", path.display()))?;
-    outln!(
-        "{}  {} photos, {} cards",
-        dir.display(),
-        frames.len(),
-        placed.len()
-    );
-    Ok(())
+    Ok(RenderedGame {
+        dir,
+        photos: frames.len(),
+        history: series.history,
+    })
+}
+
+/// A game rendered as a photo series.
+pub struct RenderedGame {
+    pub dir: PathBuf,
+    pub photos: usize,
+    pub history: History,
 }

@@ -1,0 +1,417 @@
+//! `tablejudge eval camouflage`: render whole games as photo series, replay each from its
+//! JPEGs as `camouflage replay` does, and compare with the game that was played.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Result;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+use tablejudge_rules::camouflage::{
+    score, CamouflageSet, DeckIdx, Fault, GameReport, GameRules, History, LatticePos, Placement,
+    SideIdx,
+};
+use tablejudge_rules::{Pos, Turn};
+
+use super::print_json;
+use super::render::{camouflage_game, camouflage_side, RenderCamouflage};
+use super::replay::{replay_series, series_photos, ReplayRun, SeriesPhoto};
+use crate::cli::{DegradationArg, Output};
+use crate::input::load_camouflage_set;
+use crate::outcome::{BadInput, Outcome};
+use crate::photo::load_photo;
+
+pub struct EvalCamouflage<'a> {
+    pub set: &'a Path,
+    pub n: usize,
+    pub seed: u64,
+    pub players: usize,
+    pub rules: GameRules,
+    pub side: Option<&'a str>,
+    pub size: (u32, u32),
+    pub degradation: DegradationArg,
+    /// Keep the rendered photos here (a temporary folder otherwise).
+    pub keep: Option<PathBuf>,
+    pub output: Output,
+}
+
+/// What happened to one game.
+#[derive(Debug, Serialize)]
+struct GameResult {
+    index: usize,
+    photos: usize,
+    plays: usize,
+    /// Plays found at their place, turned as laid.
+    found: usize,
+    /// Plays found and judged legal or illegal as they were.
+    legality_right: usize,
+    illegal: usize,
+    illegal_judged_legal: usize,
+    scores_exact: bool,
+    /// The replay vouched for itself (no doubt).
+    trusted: bool,
+    reason: Option<String>,
+    replay_s: f64,
+}
+
+#[derive(Debug, Default, Serialize)]
+struct Summary {
+    set: String,
+    games: usize,
+    seed: u64,
+    players: usize,
+    mode: String,
+    degradation: String,
+    size: String,
+    photos: usize,
+    plays: usize,
+    found: usize,
+    detection_rate: f64,
+    legality_right: usize,
+    legality_accuracy: f64,
+    illegal: usize,
+    illegal_judged_legal: usize,
+    scores_exact: usize,
+    exact_score_rate: f64,
+    /// Trusted replays with every play found and the scores exact / not.
+    trusted_right: usize,
+    trusted_wrong: usize,
+    undecided: usize,
+    replay_s_median: f64,
+    replay_s_max: f64,
+    photos_per_s: f64,
+    undecided_reasons: Vec<(String, usize)>,
+}
+
+pub fn camouflage(args: EvalCamouflage<'_>) -> Result<Outcome> {
+    let set = load_camouflage_set(args.set)?;
+    let side = camouflage_side(&set, args.set, args.side)?;
+    let temp;
+    let out: &Path = match &args.keep {
+        Some(dir) => dir,
+        None => {
+            temp = tempfile::tempdir().map_err(|e| {
+                BadInput(format!(
+                    "cannot create a temporary folder for the photos ({e})"
+                ))
+            })?;
+            temp.path()
+        }
+    };
+    let render = RenderCamouflage {
+        set: args.set,
+        out,
+        n: args.n,
+        seed: args.seed,
+        cards: 0,
+        series: Some(args.players),
+        side: args.side,
+        size: args.size,
+        degradation: args.degradation,
+    };
+    std::fs::create_dir_all(out)
+        .map_err(|e| BadInput(format!("{}: cannot create the folder ({e})", out.display())))?;
+    let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
+    let bar = indicatif::ProgressBar::new(args.n as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} games, {eta} left")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let mut results = Vec::with_capacity(args.n);
+    for i in 0..args.n {
+        let game = camouflage_game(&set, side, &render, args.players, i, &mut rng)?;
+        let photos: Vec<SeriesPhoto> = series_photos(&game.dir)?
+            .iter()
+            .map(|p| SeriesPhoto {
+                name: p.display().to_string(),
+                image: load_photo(p).map_err(|e| e.to_string()),
+            })
+            .collect();
+        let started = Instant::now();
+        let run = replay_series(&set, Some(side), args.rules, None, photos);
+        let replay_s = started.elapsed().as_secs_f64();
+        results.push(compare(
+            &set,
+            side,
+            &args.rules,
+            i,
+            &game.history,
+            &run,
+            replay_s,
+        ));
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let summary = summarise(&args, &results);
+    if args.output.json {
+        print_json(&serde_json::json!({ "summary": summary, "games": results }))?;
+    } else {
+        print_summary(&summary)?;
+    }
+    Ok(Outcome::Pass)
+}
+
+/// The face of `card` as nine characters, row-major, turned as laid.
+fn face(
+    set: &CamouflageSet,
+    side: SideIdx,
+    card: tablejudge_rules::camouflage::CardIdx,
+    turn: Turn,
+) -> [char; 9] {
+    let face = set.face(card, side);
+    std::array::from_fn(|k| face.square(turn, Pos::new(k / 3, k % 3)).char())
+}
+
+fn turned(pos: LatticePos, q: u8) -> LatticePos {
+    match q % 4 {
+        0 => pos,
+        1 => LatticePos::new(pos.col, -pos.row),
+        2 => LatticePos::new(-pos.row, -pos.col),
+        _ => LatticePos::new(-pos.col, pos.row),
+    }
+}
+
+/// The truth's placements that the replay found: same card, at the place and turn the truth's
+/// lattice maps to under the quarter-turn and shift that match the most cards.
+fn matched(
+    set: &CamouflageSet,
+    side: SideIdx,
+    truth: &[Placement],
+    replay: &[Placement],
+) -> Vec<bool> {
+    let mut best = vec![false; truth.len()];
+    let mut best_count = 0;
+    for q in 0..4u8 {
+        for t in truth {
+            let Some(r) = replay.iter().find(|r| r.card == t.card) else {
+                continue;
+            };
+            let at = turned(t.centre, q);
+            let shift = (r.centre.row - at.row, r.centre.col - at.col);
+            let hits: Vec<bool> = truth
+                .iter()
+                .map(|t| {
+                    let at = turned(t.centre, q).offset(shift.0, shift.1);
+                    replay.iter().any(|r| {
+                        r.card == t.card
+                            && r.centre == at
+                            && face(set, side, r.card, r.turn)
+                                == face(
+                                    set,
+                                    side,
+                                    t.card,
+                                    t.turn.then(Turn::from_quarter_turns(i64::from(q))),
+                                )
+                    })
+                })
+                .collect();
+            let count = hits.iter().filter(|&&h| h).count();
+            if count > best_count {
+                best_count = count;
+                best = hits;
+            }
+        }
+    }
+    best
+}
+
+fn deck_scores(history: &History, report: &GameReport) -> BTreeMap<DeckIdx, u32> {
+    history
+        .players
+        .iter()
+        .zip(&report.players)
+        .map(|(p, r)| (p.deck, r.score))
+        .collect()
+}
+
+fn is_illegal(faults: &[Fault]) -> bool {
+    faults.iter().any(|f| matches!(f, Fault::Illegal(_)))
+}
+
+fn compare(
+    set: &CamouflageSet,
+    side: SideIdx,
+    rules: &GameRules,
+    index: usize,
+    truth: &History,
+    run: &ReplayRun,
+    replay_s: f64,
+) -> GameResult {
+    let truth_report = score(set, rules, truth).ok();
+    let truth_all: Vec<Placement> = truth
+        .start
+        .iter()
+        .copied()
+        .chain(truth.plays.iter().map(|p| Placement {
+            card: p.card,
+            centre: p.centre,
+            turn: p.turn,
+        }))
+        .collect();
+    let replay_all: Vec<Placement> = run.replay.cards.iter().map(|c| c.placement).collect();
+    let hits = matched(set, side, &truth_all, &replay_all);
+    let plays = truth.plays.len();
+    let found = hits[truth.start.len()..].iter().filter(|&&h| h).count();
+
+    // Legality of each play, by card, as the truth and the replay judged it.
+    let replay_illegal: BTreeMap<u16, bool> = match (&run.history, &run.report) {
+        (Ok(h), Ok(r)) => h
+            .plays
+            .iter()
+            .zip(&r.plays)
+            .map(|(p, rep)| (p.card.0, is_illegal(&rep.faults)))
+            .collect(),
+        _ => BTreeMap::new(),
+    };
+    let mut legality_right = 0;
+    let mut illegal = 0;
+    let mut illegal_judged_legal = 0;
+    if let Some(tr) = &truth_report {
+        for (k, (p, rep)) in truth.plays.iter().zip(&tr.plays).enumerate() {
+            let truly_illegal = is_illegal(&rep.faults);
+            illegal += usize::from(truly_illegal);
+            match replay_illegal.get(&p.card.0) {
+                Some(&judged) if hits[truth.start.len() + k] => {
+                    legality_right += usize::from(judged == truly_illegal);
+                    illegal_judged_legal += usize::from(truly_illegal && !judged);
+                }
+                _ => {}
+            }
+        }
+    }
+    let scores_exact = match (&truth_report, &run.history, &run.report) {
+        (Some(tr), Ok(h), Ok(r)) => deck_scores(truth, tr) == deck_scores(h, r),
+        _ => false,
+    };
+    let mut reasons = run.replay.doubts.clone();
+    if let Err(e) = &run.report {
+        reasons.push(e.clone());
+    }
+    GameResult {
+        index,
+        photos: run.names.len(),
+        plays,
+        found,
+        legality_right,
+        illegal,
+        illegal_judged_legal,
+        scores_exact,
+        trusted: reasons.is_empty(),
+        reason: (!reasons.is_empty()).then(|| reasons.join("; ")),
+        replay_s,
+    }
+}
+
+fn ratio(a: usize, b: usize) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+fn summarise(args: &EvalCamouflage<'_>, results: &[GameResult]) -> Summary {
+    let sum = |f: fn(&GameResult) -> usize| results.iter().map(f).sum::<usize>();
+    let mut times: Vec<f64> = results.iter().map(|r| r.replay_s).collect();
+    times.sort_by(f64::total_cmp);
+    let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+    for r in results.iter().filter(|r| !r.trusted) {
+        let text = r.reason.clone().unwrap_or_default();
+        // The kind of doubt, without the squares it names.
+        let kind = text
+            .split([':', '(', ','])
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        *reasons.entry(kind).or_default() += 1;
+    }
+    let mut undecided_reasons: Vec<(String, usize)> = reasons.into_iter().collect();
+    undecided_reasons.sort_by_key(|r| std::cmp::Reverse(r.1));
+    let photos = sum(|r| r.photos);
+    let plays = sum(|r| r.plays);
+    let all_right = |r: &GameResult| r.found == r.plays && r.scores_exact;
+    Summary {
+        set: args.set.display().to_string(),
+        games: results.len(),
+        seed: args.seed,
+        players: args.players,
+        mode: args.rules.mode.to_string(),
+        degradation: format!("{:?}", args.degradation).to_lowercase(),
+        size: format!("{}x{}", args.size.0, args.size.1),
+        photos,
+        plays,
+        found: sum(|r| r.found),
+        detection_rate: ratio(sum(|r| r.found), plays),
+        legality_right: sum(|r| r.legality_right),
+        legality_accuracy: ratio(sum(|r| r.legality_right), plays),
+        illegal: sum(|r| r.illegal),
+        illegal_judged_legal: sum(|r| r.illegal_judged_legal),
+        scores_exact: results.iter().filter(|r| r.scores_exact).count(),
+        exact_score_rate: ratio(
+            results.iter().filter(|r| r.scores_exact).count(),
+            results.len(),
+        ),
+        trusted_right: results.iter().filter(|r| r.trusted && all_right(r)).count(),
+        trusted_wrong: results
+            .iter()
+            .filter(|r| r.trusted && !all_right(r))
+            .count(),
+        undecided: results.iter().filter(|r| !r.trusted).count(),
+        replay_s_median: times.get(times.len() / 2).copied().unwrap_or(0.0),
+        replay_s_max: times.last().copied().unwrap_or(0.0),
+        photos_per_s: photos as f64 / times.iter().sum::<f64>().max(1e-9),
+        undecided_reasons,
+    }
+}
+
+fn print_summary(s: &Summary) -> Result<()> {
+    outln!(
+        "{} games of {} players ({}), {} photos {} {}, seed {}",
+        s.games,
+        s.players,
+        s.mode,
+        s.photos,
+        s.size,
+        s.degradation,
+        s.seed
+    );
+    outln!(
+        "placements found:   {}/{} ({:.1}%)",
+        s.found,
+        s.plays,
+        100.0 * s.detection_rate
+    );
+    outln!(
+        "legality right:     {}/{} ({:.1}%); illegal plays {}, judged legal {}",
+        s.legality_right,
+        s.plays,
+        100.0 * s.legality_accuracy,
+        s.illegal,
+        s.illegal_judged_legal
+    );
+    outln!(
+        "scores exact:       {}/{} games ({:.1}%)",
+        s.scores_exact,
+        s.games,
+        100.0 * s.exact_score_rate
+    );
+    outln!(
+        "trusted and right {}, trusted and wrong {}, undecided {}",
+        s.trusted_right,
+        s.trusted_wrong,
+        s.undecided
+    );
+    for (reason, n) in &s.undecided_reasons {
+        outln!("  {n:>4}  {reason}");
+    }
+    outln!(
+        "replay time per game: median {:.2} s, max {:.2} s; {:.1} photos/s",
+        s.replay_s_median,
+        s.replay_s_max,
+        s.photos_per_s
+    );
+    Ok(())
+}

@@ -1,0 +1,448 @@
+//! `tablejudge camouflage replay`: a game from a folder of photos, one after each card.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use image::RgbImage;
+use rayon::prelude::*;
+use serde::Serialize;
+use tablejudge_rules::camouflage::{
+    score, CamouflageSet, Fault, GameReport, GameRules, History, PlacementRules, SideIdx,
+};
+use tablejudge_vision::camouflage::{
+    read_camouflage, CamouflageReadOptions, CamouflageReading, FrameOutcome, Replay, SideColours,
+    Tracker,
+};
+use tablejudge_vision::Camera;
+
+use super::camouflage::annotated;
+use super::print_json;
+use crate::annotate::CellMark;
+use crate::cli::Output;
+use crate::input::load_camouflage_set;
+use crate::outcome::{BadInput, Outcome};
+use crate::photo::{load_camera, load_photo, save_image};
+
+/// Format tag of `camouflage replay --json`.
+const REPLAY_FORMAT: &str = "tablejudge/camouflage-replay@1";
+const PHOTO_EXTENSIONS: [&str; 4] = ["jpg", "jpeg", "png", "JPG"];
+
+pub struct CamouflageReplay<'a> {
+    pub source: &'a Path,
+    pub set: &'a Path,
+    pub side: Option<&'a str>,
+    pub rules: GameRules,
+    pub camera_calibration: Option<&'a Path>,
+    pub annotate: Option<&'a Path>,
+    pub output: Output,
+}
+
+/// One photo of a series: its name and its pixels, or why there are none.
+pub struct SeriesPhoto {
+    pub name: String,
+    pub image: Result<RgbImage, String>,
+}
+
+/// A replayed series: what was read and what the tracker made of it, scored.
+pub struct ReplayRun {
+    pub names: Vec<String>,
+    pub readings: Vec<Result<CamouflageReading, String>>,
+    pub replay: Replay,
+    pub history: Result<History, String>,
+    /// The scored game, or why the cards found do not make one.
+    pub report: Result<GameReport, String>,
+}
+
+/// The photos of a folder in file-name order (the order a camera numbers them).
+pub fn series_photos(folder: &Path) -> Result<Vec<PathBuf>> {
+    let entries = std::fs::read_dir(folder).map_err(|e| {
+        BadInput(format!(
+            "{}: cannot list the folder ({e}): give a folder of photos, one after each card",
+            folder.display()
+        ))
+    })?;
+    let mut photos: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.is_file()
+                && p.extension()
+                    .and_then(|x| x.to_str())
+                    .is_some_and(|x| PHOTO_EXTENSIONS.contains(&x.to_ascii_lowercase().as_str()))
+        })
+        .collect();
+    photos.sort();
+    if photos.is_empty() {
+        return Err(BadInput(format!(
+            "{}: no photos (.jpg, .jpeg, .png) in the folder",
+            folder.display()
+        ))
+        .into());
+    }
+    Ok(photos)
+}
+
+/// Reads every photo (in parallel), then replays them in order and scores the game.
+pub fn replay_series(
+    set: &CamouflageSet,
+    side: Option<SideIdx>,
+    rules: GameRules,
+    camera: Option<&Camera>,
+    photos: Vec<SeriesPhoto>,
+) -> ReplayRun {
+    let options = CamouflageReadOptions {
+        colours: Some(SideColours { set, side }),
+        camera,
+    };
+    let read = |p: &SeriesPhoto, options: &CamouflageReadOptions| match &p.image {
+        Ok(image) => read_camouflage(image, options).map_err(|e| e.to_string()),
+        Err(e) => Err(e.clone()),
+    };
+    let mut readings: Vec<Result<CamouflageReading, String>> =
+        photos.par_iter().map(|p| read(p, &options)).collect();
+    // The side face up: the one named, or the one most photos show; photos read as another
+    // side are read again as this one.
+    let side = side.unwrap_or_else(|| {
+        let mut votes = vec![0usize; set.sides().len()];
+        for r in readings.iter().flatten() {
+            if let Some(s) = r.side.as_deref().and_then(|s| set.side_by_name(s)) {
+                votes[s.0 as usize] += 1;
+            }
+        }
+        let best = (0..votes.len()).max_by_key(|&i| votes[i]).unwrap_or(0);
+        SideIdx(best as u8)
+    });
+    let forced = CamouflageReadOptions {
+        colours: Some(SideColours {
+            set,
+            side: Some(side),
+        }),
+        camera,
+    };
+    let side_name = set.side(side).name.clone();
+    readings
+        .par_iter_mut()
+        .zip(&photos)
+        .filter(|(r, _)| matches!(r, Ok(r) if r.side.as_deref() != Some(side_name.as_str())))
+        .for_each(|(r, p)| *r = read(p, &forced));
+    let mut tracker = Tracker::new(set, side, PlacementRules::game(rules.wild_centres));
+    for reading in &readings {
+        match reading {
+            Ok(r) if r.side.as_deref().is_some_and(|s| s != side_name) => {
+                tracker.skip(format!(
+                    "the cards look like side {:?}, the game is played on {side_name:?}",
+                    r.side.as_deref().unwrap_or_default()
+                ));
+            }
+            Ok(r) => {
+                tracker.observe(r);
+            }
+            Err(e) => {
+                tracker.skip(e.clone());
+            }
+        }
+    }
+    let replay = tracker.finish();
+    let history = replay.history(set, side);
+    let report = match &history {
+        Ok(h) => {
+            score(set, &rules, h).map_err(|e| format!("the cards found do not make a game: {e}"))
+        }
+        Err(e) => Err(e.clone()),
+    };
+    ReplayRun {
+        names: photos.into_iter().map(|p| p.name).collect(),
+        readings,
+        replay,
+        history,
+        report,
+    }
+}
+
+#[derive(Serialize)]
+struct PhotoJson<'a> {
+    file: &'a str,
+    #[serde(flatten)]
+    outcome: &'a FrameOutcome,
+}
+
+#[derive(Serialize)]
+struct PlacementJson {
+    photo: String,
+    card: String,
+    deck: String,
+    /// "start" for the starting board, else the player's name.
+    player: String,
+    row: i32,
+    col: i32,
+    /// Quarter-turns clockwise from the first photo's lattice.
+    turn: u8,
+    legal: bool,
+    faults: Vec<Fault>,
+    points: Option<u32>,
+}
+
+pub fn replay(args: CamouflageReplay<'_>) -> Result<Outcome> {
+    let set = load_camouflage_set(args.set)?;
+    let side = match args.side {
+        None => None,
+        Some(name) => Some(super::render::camouflage_side(&set, args.set, Some(name))?),
+    };
+    if args.rules.mode == tablejudge_rules::camouflage::Mode::NotMyStack {
+        return Err(BadInput(
+            "--mode not-my-stack: replaying a game of several locations is not supported yet; \
+             replay each location's photos as its own series"
+                .into(),
+        )
+        .into());
+    }
+    let camera = args.camera_calibration.map(load_camera).transpose()?;
+    if let Some(dir) = args.annotate {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            BadInput(format!(
+                "{}: cannot create the folder for annotated photos ({e})",
+                dir.display()
+            ))
+        })?;
+    }
+    let paths = series_photos(args.source)?;
+    let photos: Vec<SeriesPhoto> = paths
+        .iter()
+        .map(|p| SeriesPhoto {
+            name: p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            image: load_photo(p).map_err(|e| e.to_string()),
+        })
+        .collect();
+    let run = replay_series(&set, side, args.rules, camera.as_ref(), photos);
+
+    let mut reasons = run.replay.doubts.clone();
+    if let Err(e) = &run.report {
+        reasons.push(e.clone());
+    }
+    let placements = placements_json(&set, &run);
+    let illegal = placements.iter().any(|p| !p.legal);
+    let status = if !reasons.is_empty() {
+        "undecided"
+    } else if illegal {
+        "illegal"
+    } else {
+        "legal"
+    };
+
+    if let Some(dir) = args.annotate {
+        annotate_series(&paths, &run, &placements, dir)?;
+    }
+    let source = args.source.display().to_string();
+    if args.output.json {
+        let photos: Vec<PhotoJson> = run
+            .names
+            .iter()
+            .zip(&run.replay.frames)
+            .map(|(file, outcome)| PhotoJson { file, outcome })
+            .collect();
+        print_json(&serde_json::json!({
+            "format": REPLAY_FORMAT,
+            "source": source,
+            "status": status,
+            "reason": (!reasons.is_empty()).then(|| reasons.join("; ")),
+            "rules": args.rules,
+            "photos": photos,
+            "placements": placements,
+            "history": run.history.as_ref().ok(),
+            "report": run.report.as_ref().ok(),
+        }))?;
+    } else {
+        print_text(&source, &run, &placements, &reasons)?;
+    }
+    Ok(match status {
+        "undecided" => Outcome::Undecided,
+        "illegal" => Outcome::Fail,
+        _ => Outcome::Pass,
+    })
+}
+
+fn placements_json(set: &CamouflageSet, run: &ReplayRun) -> Vec<PlacementJson> {
+    let Ok(history) = &run.history else {
+        return Vec::new();
+    };
+    run.replay
+        .cards
+        .iter()
+        .enumerate()
+        .map(|(i, tracked)| {
+            let card = set.card(tracked.placement.card);
+            let (player, faults, points, legal) = if i < 3 {
+                let legal = run
+                    .report
+                    .as_ref()
+                    .ok()
+                    .and_then(|r| r.start.get(i))
+                    .is_none_or(|v| v.is_ok());
+                ("start".to_string(), Vec::new(), None, legal)
+            } else {
+                let play = &history.plays[i - 3];
+                let report = run.report.as_ref().ok().and_then(|r| r.plays.get(i - 3));
+                let faults = report.map(|r| r.faults.clone()).unwrap_or_default();
+                let legal = !faults.iter().any(|f| matches!(f, Fault::Illegal(_)));
+                (
+                    history.players[play.player].name.clone(),
+                    faults,
+                    report.map(|r| r.points),
+                    legal,
+                )
+            };
+            PlacementJson {
+                photo: run.names[tracked.frame].clone(),
+                card: card.id.clone(),
+                deck: set.deck(card.deck).id.clone(),
+                player,
+                row: tracked.placement.centre.row,
+                col: tracked.placement.centre.col,
+                turn: tracked.placement.turn.quarter_turns(),
+                legal,
+                faults,
+                points,
+            }
+        })
+        .collect()
+}
+
+fn print_text(
+    source: &str,
+    run: &ReplayRun,
+    placements: &[PlacementJson],
+    reasons: &[String],
+) -> Result<()> {
+    outln!(
+        "{source}: {} photos, {} cards found",
+        run.names.len(),
+        run.replay.cards.len()
+    );
+    for (name, outcome) in run.names.iter().zip(&run.replay.frames) {
+        if let FrameOutcome::Skipped { reason } = outcome {
+            outln!("  {name}: skipped: {reason}");
+        }
+    }
+    for p in placements {
+        let verdict = if p.faults.is_empty() {
+            "stands".to_string()
+        } else {
+            let faults: Vec<String> = p.faults.iter().map(describe_fault).collect();
+            faults.join("; ")
+        };
+        outln!(
+            "  {}: {} ({}) at ({}, {}) turned {}°: {}{}",
+            p.photo,
+            p.card,
+            p.player,
+            p.row,
+            p.col,
+            u16::from(p.turn) * 90,
+            if p.player == "start" {
+                "starting board"
+            } else {
+                &verdict
+            },
+            p.points
+                .map(|x| format!(", {x} points"))
+                .unwrap_or_default()
+        );
+    }
+    if let (Ok(report), Ok(history)) = (&run.report, &run.history) {
+        for &i in &report.ranking {
+            let p = &report.players[i];
+            outln!(
+                "  {}: score {}{}",
+                history.players[i].name,
+                p.score,
+                if report.winners.contains(&i) {
+                    " (winner)"
+                } else {
+                    ""
+                }
+            );
+        }
+    }
+    if !reasons.is_empty() {
+        outln!("undecided: {}", reasons.join("; "));
+    }
+    Ok(())
+}
+
+fn describe_fault(f: &Fault) -> String {
+    match f {
+        Fault::Illegal(e) => format!("ILLEGAL: {e}"),
+        Fault::AfterGameOver { out_at_play } => {
+            format!("played after the game ended at play {}", out_at_play + 1)
+        }
+        Fault::NoExtraTime { out_at_play } => format!(
+            "played after the first player went out at play {} (expert: no extra time)",
+            out_at_play + 1
+        ),
+        other => format!("{other:?}"),
+    }
+}
+
+/// An annotated copy of every photo, its banner saying what the replay made of it.
+fn annotate_series(
+    paths: &[PathBuf],
+    run: &ReplayRun,
+    placements: &[PlacementJson],
+    dir: &Path,
+) -> Result<()> {
+    for (i, path) in paths.iter().enumerate() {
+        let Ok(image) = load_photo(path) else {
+            continue;
+        };
+        let (banner, mark) = match &run.replay.frames[i] {
+            FrameOutcome::Skipped { reason } => (format!("SKIPPED: {reason}"), CellMark::Doubtful),
+            FrameOutcome::Settled {
+                laid, unexplained, ..
+            } => {
+                let mut parts: Vec<String> = laid
+                    .iter()
+                    .filter_map(|&k| placements.get(k))
+                    .map(|p| {
+                        format!(
+                            "{} at ({}, {}) {}",
+                            p.card,
+                            p.row,
+                            p.col,
+                            if p.legal { "legal" } else { "ILLEGAL" }
+                        )
+                    })
+                    .collect();
+                if !unexplained.is_empty() {
+                    parts.push(format!("{} centres unexplained", unexplained.len()));
+                }
+                let mark = if unexplained.is_empty() && placements.iter().all(|p| p.legal) {
+                    CellMark::Fine
+                } else {
+                    CellMark::Doubtful
+                };
+                (
+                    if parts.is_empty() {
+                        "no change".to_string()
+                    } else {
+                        parts.join("; ")
+                    },
+                    mark,
+                )
+            }
+        };
+        let out = dir.join(format!(
+            "{}.png",
+            path.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| format!("photo_{i}"))
+        ));
+        let img = match &run.readings[i] {
+            Ok(reading) => annotated(&image, reading, &banner, mark),
+            Err(_) => crate::annotate::annotate(&image, &[], &banner, mark),
+        };
+        save_image(&img, &out)?;
+    }
+    Ok(())
+}
