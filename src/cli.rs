@@ -77,8 +77,12 @@ pub enum EvalCommand {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Players in each game (2 to 6).
-        #[arg(long, default_value_t = 4)]
-        players: usize,
+        #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(2..=6))]
+        players: u8,
+        /// The chance that a play is a mistake: a card laid against the others but breaking a
+        /// placement rule.
+        #[arg(long, default_value_t = 0.05, value_parser = parse_chance)]
+        mistakes: f64,
         /// The game scored.
         #[arg(long, value_enum, default_value_t = ModeArg::Cover)]
         mode: ModeArg,
@@ -184,6 +188,10 @@ pub enum RenderCommand {
         /// Players in each game of `--series` (2 to 6).
         #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(2..=6))]
         players: u8,
+        /// In `--series`, the chance that a play is a mistake: a card laid against the others
+        /// but breaking a placement rule.
+        #[arg(long, default_value_t = 0.05, value_parser = parse_chance)]
+        mistakes: f64,
         /// The side of the cards face up (a side name of the set; its first side when omitted).
         #[arg(long)]
         side: Option<String>,
@@ -448,4 +456,12 @@ pub struct Output {
     /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// A probability, 0 to 1.
+fn parse_chance(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
+        _ => Err(format!("{s:?} is not a chance between 0 and 1")),
+    }
 }

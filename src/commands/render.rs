@@ -13,7 +13,8 @@ use tablejudge_render::{
     LayersSceneSpec, SceneOptions, StackChoice,
 };
 use tablejudge_rules::camouflage::{
-    random_board, simulate_game, CamouflageSet, DeckIdx, History, Play, Player, SideIdx,
+    random_board, simulate_game_with_mistakes, CamouflageSet, DeckIdx, History, Play, Player,
+    SideIdx,
 };
 
 use crate::cli::{DegradationArg, DistractorsArg};
@@ -114,6 +115,8 @@ pub struct RenderCamouflage<'a> {
     pub cards: usize,
     /// Whole games of this many players.
     pub series: Option<usize>,
+    /// In games, the chance that a play is illegal.
+    pub mistakes: f64,
     pub side: Option<&'a str>,
     pub size: (u32, u32),
     pub degradation: DegradationArg,
@@ -214,8 +217,16 @@ pub fn camouflage_game(
     }
     decks.shuffle(rng);
     let (start, player_decks) = (decks[0], &decks[1..=players]);
-    let (board, _) = simulate_game(set, side, false, start, player_decks, rng.gen())
-        .map_err(|e| BadInput(format!("{}: {e}", args.set.display())))?;
+    let (board, _) = simulate_game_with_mistakes(
+        set,
+        side,
+        false,
+        start,
+        player_decks,
+        rng.gen(),
+        args.mistakes,
+    )
+    .map_err(|e| BadInput(format!("{}: {e}", args.set.display())))?;
     let placed: Vec<_> = board.placed().iter().map(|p| p.placement).collect();
     let history = History {
         side,

@@ -8,13 +8,14 @@
 //! the reference set's generator would then need a rerun.)
 
 use rand::seq::SliceRandom;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-use super::board::{Board, PlacementRules};
+use super::board::{Board, LatticePos, Placement, PlacementRules};
 use super::set::{CamouflageSet, CardIdx, DeckIdx, SideIdx};
 use super::start::{find_starting_board, NoStartingBoard};
+use crate::grid::Turn;
 
 /// Result of [`simulate_game`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -37,6 +38,22 @@ pub fn simulate_game(
     start_deck: DeckIdx,
     players: &[DeckIdx],
     seed: u64,
+) -> Result<(Board, Simulation), NoStartingBoard> {
+    simulate_game_with_mistakes(set, side, wild_centres, start_deck, players, seed, 0.0)
+}
+
+/// As [`simulate_game`], but each turn, with chance `mistakes`, the player lays a card of
+/// their hand illegally, as a hurried player does: overlapping one to five squares of the
+/// cards on the table and breaking a placement rule. With no mistakes it plays exactly as
+/// [`simulate_game`] (no extra random draws).
+pub fn simulate_game_with_mistakes(
+    set: &CamouflageSet,
+    side: SideIdx,
+    wild_centres: bool,
+    start_deck: DeckIdx,
+    players: &[DeckIdx],
+    seed: u64,
+    mistakes: f64,
 ) -> Result<(Board, Simulation), NoStartingBoard> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut board = Board::new(side, PlacementRules::game(wild_centres));
@@ -61,6 +78,18 @@ pub fn simulate_game(
     loop {
         let mut progress = false;
         for p in 0..players.len() {
+            if mistakes > 0.0 && rng.gen_bool(mistakes.min(1.0)) {
+                if let Some((h, placement)) = illegal_play(set, &board, &hands[p], &mut rng) {
+                    board.place(set, placement);
+                    hands[p].swap_remove(h);
+                    if let Some(next) = decks[p].pop() {
+                        hands[p].push(next);
+                    }
+                    placed[p] += 1;
+                    progress = true;
+                    continue;
+                }
+            }
             let mut options = Vec::new();
             for (h, &card) in hands[p].iter().enumerate() {
                 moves.clear();
@@ -83,6 +112,40 @@ pub fn simulate_game(
         }
     }
     Ok((board, Simulation { placed, dealt }))
+}
+
+/// A random illegal placement of a card of `hand` that overlaps one to five squares of the
+/// cards on the table; `None` when there is none.
+fn illegal_play(
+    set: &CamouflageSet,
+    board: &Board,
+    hand: &[CardIdx],
+    rng: &mut ChaCha8Rng,
+) -> Option<(usize, Placement)> {
+    let (lo, hi) = board.bounds()?;
+    let mut options = Vec::new();
+    for (h, &card) in hand.iter().enumerate() {
+        for row in lo.row - 2..=hi.row + 2 {
+            for col in lo.col - 2..=hi.col + 2 {
+                for turn in Turn::ALL {
+                    let placement = Placement {
+                        card,
+                        centre: LatticePos::new(row, col),
+                        turn,
+                    };
+                    let covered = placement
+                        .squares()
+                        .iter()
+                        .filter(|&&q| board.top(q).is_some())
+                        .count();
+                    if (1..=5).contains(&covered) && board.check(set, &placement).is_err() {
+                        options.push((h, placement));
+                    }
+                }
+            }
+        }
+    }
+    options.choose(rng).copied()
 }
 
 /// A table of up to `cards` cards built by random legal play of every deck's cards in a
@@ -158,5 +221,26 @@ mod tests {
         let b = random_board(&set, SideIdx(0), false, DeckIdx(0), 40, 3).unwrap();
         assert_eq!(b.placed().len(), 40);
         assert!(b.placed().iter().all(|p| p.is_legal()));
+    }
+
+    #[test]
+    fn hurried_players_lay_some_cards_illegally_next_to_the_others() {
+        let set = uniform_set();
+        let players: Vec<DeckIdx> = (1..4).map(DeckIdx).collect();
+        let (board, sim) =
+            simulate_game_with_mistakes(&set, SideIdx(0), false, DeckIdx(0), &players, 9, 0.3)
+                .unwrap();
+        let illegal: Vec<_> = board.placed().iter().filter(|p| !p.is_legal()).collect();
+        assert!(!illegal.is_empty());
+        assert!(illegal.len() < board.placed().len() / 2);
+        assert_eq!(sim.placed.iter().sum::<usize>() + 3, board.placed().len());
+        // Each mistake was laid against the table: touching it, not lying apart.
+        for p in &illegal {
+            assert!((1..=5).contains(&p.covered_squares()), "{:?}", p.placement);
+        }
+        let (again, _) =
+            simulate_game_with_mistakes(&set, SideIdx(0), false, DeckIdx(0), &players, 9, 0.3)
+                .unwrap();
+        assert_eq!(again.placed().len(), board.placed().len());
     }
 }
