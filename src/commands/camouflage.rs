@@ -97,6 +97,20 @@ pub fn read(args: CamouflageRead<'_>) -> Result<Outcome> {
             at.join(", ")
         ));
     }
+    let orphans: Vec<String> = reading
+        .orphans()
+        .map(|s| format!("({}, {})", s.row, s.col))
+        .collect();
+    if !orphans.is_empty() {
+        reasons.push(format!(
+            "{} square{} look{} like card where no card centre was found: {}; a card whose \
+             centre is hidden, blurred or in glare; retake with every centre in view",
+            orphans.len(),
+            if orphans.len() == 1 { "" } else { "s" },
+            if orphans.len() == 1 { "s" } else { "" },
+            orphans.join(", ")
+        ));
+    }
     if !unknown.is_empty() && set.is_some() {
         reasons.push(format!(
             "{} square{} not told: {}; retake without hands, glare or shadow over the cards",

@@ -94,6 +94,10 @@ pub struct CamouflageReading {
     /// Every square of the block, row-major.
     pub squares: Vec<SquareReading>,
     pub centres: Vec<CentreReading>,
+    /// Squares just outside the block that look like card rather than table: part of a card
+    /// whose centre was not found. Their rows and columns continue the block's (-1 above it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub beyond: Vec<SquareReading>,
     /// Pixel positions of symbols on or beside the cards that lie on no centre read: a card
     /// off the others' lattice, or one the reader missed. The reading is then not whole.
     pub stray_symbols: Vec<[f32; 2]>,
@@ -112,11 +116,26 @@ impl CamouflageReading {
         (r < self.rows && c < self.cols).then(|| &self.squares[r * self.cols + c])
     }
 
-    /// The squares read as [`SquareKind::Unknown`].
+    /// The squares read as [`SquareKind::Unknown`] on a card found.
     pub fn unknown(&self) -> impl Iterator<Item = &SquareReading> {
         self.squares
             .iter()
-            .filter(|s| s.kind == SquareKind::Unknown)
+            .filter(|s| s.kind == SquareKind::Unknown && self.on_card_found(s))
+    }
+
+    /// Squares that look like card where no card was found (no centre within one square): a
+    /// card whose centre was missed, or something on the table.
+    pub fn orphans(&self) -> impl Iterator<Item = &SquareReading> {
+        self.squares
+            .iter()
+            .filter(|s| s.kind != SquareKind::Table && !self.on_card_found(s))
+            .chain(&self.beyond)
+    }
+
+    fn on_card_found(&self, s: &SquareReading) -> bool {
+        self.centres
+            .iter()
+            .any(|c| (c.row - s.row).abs() <= 1 && (c.col - s.col).abs() <= 1)
     }
 }
 
@@ -236,10 +255,11 @@ pub fn read_camouflage(
             }
         }
     }
+    let (card_like, beyond) = card_like_squares(&lookup, &lattice, rows, cols, &covered, &centres);
     let measured: Vec<Option<[f32; 3]>> = (0..rows * cols)
         .map(|i| {
             let pos = LatticePos::new((i / cols) as i32, (i % cols) as i32);
-            if !covered[i] || centres.contains_key(&pos) {
+            if !(covered[i] || card_like[i]) || centres.contains_key(&pos) {
                 return None;
             }
             square_colour(&lookup, &lattice, pos, &centres)
@@ -255,27 +275,14 @@ pub fn read_camouflage(
         let pos = LatticePos::new((i / cols) as i32, (i % cols) as i32);
         let (kind, srgb, confidence) = if let Some(c) = centres.get(&pos) {
             (SquareKind::Centre, srgb_of(c.ring), 1.0)
-        } else if !covered[i] {
+        } else if !covered[i] && !card_like[i] {
             let srgb = lattice
                 .to_photo([pos.col as f32, pos.row as f32])
                 .and_then(|p| lookup.srgb(p))
                 .unwrap_or(Srgb::new(0, 0, 0));
             (SquareKind::Table, srgb, 1.0)
         } else {
-            match (measured[i], &named) {
-                (None, _) => (SquareKind::Unknown, Srgb::new(0, 0, 0), 0.0),
-                (Some(m), None) => (SquareKind::Unknown, lin(m).to_srgb(), 0.0),
-                (Some(m), Some(side)) => {
-                    let srgb = lin(apply_gains(m, side.gains)).to_srgb();
-                    let r = side.classifier.classify(srgb);
-                    match r.label {
-                        Some(k) if r.confidence >= 0.5 => {
-                            (SquareKind::Pattern(k), srgb, r.confidence)
-                        }
-                        _ => (SquareKind::Unknown, srgb, r.confidence),
-                    }
-                }
-            }
+            card_square(measured[i], named.as_ref())
         };
         squares.push(SquareReading {
             row: pos.row,
@@ -285,6 +292,22 @@ pub fn read_camouflage(
             confidence,
         });
     }
+    let beyond = beyond
+        .into_iter()
+        .map(|pos| {
+            let (kind, srgb, confidence) = card_square(
+                square_colour(&lookup, &lattice, pos, &centres),
+                named.as_ref(),
+            );
+            SquareReading {
+                row: pos.row,
+                col: pos.col,
+                kind,
+                srgb,
+                confidence,
+            }
+        })
+        .collect();
     let picture = squares
         .chunks(cols)
         .map(|row| row.iter().map(|s| s.kind.char()).collect())
@@ -304,6 +327,7 @@ pub fn read_camouflage(
         corners,
         picture,
         squares,
+        beyond,
         stray_symbols: stray_symbols(&lookup, &lattice, &centres, &seeds),
         centres: group_symbols(&lattice, &centres),
         lattice: Some(lattice),
@@ -437,6 +461,83 @@ fn square_colour(
         sum[c] / n / white[c].max(1e-3) * STOCK_LINEAR
     }))
 }
+
+/// A card square's kind from its measured colour: the side's pattern when the colour names
+/// one confidently, else unknown.
+fn card_square(measured: Option<[f32; 3]>, side: Option<&NamedSide>) -> (SquareKind, Srgb, f32) {
+    match (measured, side) {
+        (None, _) => (SquareKind::Unknown, Srgb::new(0, 0, 0), 0.0),
+        (Some(m), None) => (SquareKind::Unknown, lin(m).to_srgb(), 0.0),
+        (Some(m), Some(side)) => {
+            let srgb = lin(apply_gains(m, side.gains)).to_srgb();
+            let r = side.classifier.classify(srgb);
+            match r.label {
+                Some(k) if r.confidence >= 0.5 => (SquareKind::Pattern(k), srgb, r.confidence),
+                _ => (SquareKind::Unknown, srgb, r.confidence),
+            }
+        }
+    }
+}
+
+/// Which squares of the block that no centre found covers look like card rather than table:
+/// unlike the table around the block (the squares one and two outside it), as a card whose
+/// centre was missed does. They are read as card squares, so that a reading never calls a
+/// card's square table. Also the squares just outside the block that look like card.
+fn card_like_squares(
+    lookup: &Lookup,
+    lattice: &BoardLattice,
+    rows: usize,
+    cols: usize,
+    covered: &[bool],
+    centres: &BTreeMap<LatticePos, CentreLook>,
+) -> (Vec<bool>, Vec<LatticePos>) {
+    let lab = |pos: LatticePos| {
+        square_colour(lookup, lattice, pos, centres).map(|c| Lab::from_linear(lin(c)))
+    };
+    let (r1, c1) = (rows as i32, cols as i32);
+    let table: Vec<Lab> = (-2..r1 + 2)
+        .flat_map(|r| (-2..c1 + 2).map(move |c| LatticePos::new(r, c)))
+        .filter(|p| p.row < 0 || p.col < 0 || p.row >= r1 || p.col >= c1)
+        .filter_map(lab)
+        .collect();
+    if table.len() < 8 {
+        // The block fills the photo: nothing to tell the table by.
+        return (vec![false; rows * cols], Vec::new());
+    }
+    // A table may be of several colours (stripes, checks, flowers): a square is like the
+    // table when it is like some square of it, as near as the table's squares are to each
+    // other.
+    let nearest = |c: Lab, skip: Option<usize>| {
+        table
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| Some(j) != skip)
+            .map(|(_, t)| c.delta_e(*t))
+            .fold(f32::MAX, f32::min)
+    };
+    let mut gaps: Vec<f32> = table
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| nearest(t, Some(i)))
+        .collect();
+    gaps.sort_by(f32::total_cmp);
+    let limit = (3.0f32 * gaps[gaps.len() / 2]).max(CARD_LIKE_MIN_DELTA_E);
+    let card_like = |pos: LatticePos| lab(pos).is_some_and(|c| nearest(c, None) > limit);
+    let inside = (0..rows * cols)
+        .map(|i| !covered[i] && card_like(LatticePos::new((i / cols) as i32, (i % cols) as i32)))
+        .collect();
+    // Just outside the block, where a card whose centre was missed may stick out.
+    let beyond = (-1..=r1)
+        .flat_map(|r| (-1..=c1).map(move |c| LatticePos::new(r, c)))
+        .filter(|p| p.row < 0 || p.col < 0 || p.row >= r1 || p.col >= c1)
+        .filter(|&p| card_like(p))
+        .collect();
+    (inside, beyond)
+}
+
+/// A square closer than this (ΔE) to a square of the table is table, however even the table
+/// is (shadows of the cards darken the squares beside them).
+const CARD_LIKE_MIN_DELTA_E: f32 = 15.0;
 
 fn lin([r, g, b]: [f32; 3]) -> LinRgb {
     LinRgb { r, g, b }

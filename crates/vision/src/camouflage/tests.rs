@@ -4,7 +4,9 @@ use std::collections::BTreeMap;
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use tablejudge_render::{render_camouflage, CamouflageSceneSpec, CamouflageTruth, Degradation};
+use tablejudge_render::{
+    render_camouflage, CamouflageSceneSpec, CamouflageTruth, Degradation, SquareTruth,
+};
 use tablejudge_rules::camouflage::{random_board, CamouflageSet, DeckIdx, SideIdx};
 
 use super::*;
@@ -269,4 +271,55 @@ fn every_decks_symbol_is_found() {
             );
         }
     }
+}
+
+/// A card whose symbol the reader cannot see (smudged over here) is not read as table: its
+/// squares that no other card's block reaches are read as card with no centre, so the
+/// reading says a card is missing rather than report table there.
+#[test]
+fn a_card_whose_centre_is_missed_is_not_read_as_table() {
+    let set = set();
+    let (mut img, truth) = scene(&set, 6, 2, Degradation::Clean);
+    // The card whose centre is farthest from the others: most of its squares are its own.
+    let centres: Vec<&SquareTruth> = truth.squares.iter().filter(|s| s.square == '*').collect();
+    let lonely = centres
+        .iter()
+        .max_by(|a, b| {
+            let nearest = |c: &SquareTruth| {
+                centres
+                    .iter()
+                    .filter(|o| (o.row, o.col) != (c.row, c.col))
+                    .map(|o| (o.row - c.row).abs().max((o.col - c.col).abs()))
+                    .min()
+                    .unwrap_or(0)
+            };
+            nearest(a).cmp(&nearest(b))
+        })
+        .unwrap();
+    // Its symbol smudged with the colour of the pattern beside it.
+    let side = centres
+        .iter()
+        .filter(|c| (c.row, c.col) != (lonely.row, lonely.col))
+        .map(|c| {
+            crate::geom::dist(
+                [c.center[0] as f32, c.center[1] as f32],
+                [lonely.center[0] as f32, lonely.center[1] as f32],
+            )
+        })
+        .fold(f32::MAX, f32::min)
+        / 2.0;
+    let [x, y] = [lonely.center[0] as f32, lonely.center[1] as f32];
+    let r = 0.45 * side;
+    for py in (y - r) as u32..=(y + r) as u32 {
+        for px in (x - r) as u32..=(x + r) as u32 {
+            img.put_pixel(px, py, image::Rgb([168, 100, 45]));
+        }
+    }
+    let reading = read(&img, &set).unwrap();
+    assert_eq!(reading.centres.len(), truth.cards.len() - 1);
+    assert!(
+        reading.orphans().count() >= 2,
+        "the missed card's own squares read as table: {:?}",
+        reading.picture
+    );
 }
