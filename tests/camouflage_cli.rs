@@ -154,8 +154,28 @@ fn camouflage_read_of_a_missing_photo_or_side_is_bad_input() {
     assert!(run.stderr.contains("animal, gems"));
 }
 
+/// `tablejudge camouflage replay FOLDER --set SET --mode MODE` and `extra`.
+fn replay(folder: &str, set: &Path, mode: &str, extra: &[&str]) -> Run {
+    let mut args = vec![
+        "camouflage",
+        "replay",
+        folder,
+        "--set",
+        path_str(set),
+        "--mode",
+        mode,
+    ];
+    args.extend_from_slice(extra);
+    tablejudge(args)
+}
+
 /// A game rendered as a clean photo series: its folder and `series.json`.
-fn rendered_game(dir: &Path, seed: &str) -> (std::path::PathBuf, serde_json::Value) {
+fn rendered_game(
+    dir: &Path,
+    seed: &str,
+    players: &str,
+    mistakes: &str,
+) -> (std::path::PathBuf, serde_json::Value) {
     let set = root().join("models/camouflage/reference.json");
     let run = render_camouflage(
         &set,
@@ -163,7 +183,9 @@ fn rendered_game(dir: &Path, seed: &str) -> (std::path::PathBuf, serde_json::Val
         &[
             "--series",
             "--players",
-            "2",
+            players,
+            "--mistakes",
+            mistakes,
             "--seed",
             seed,
             "--size",
@@ -182,21 +204,15 @@ fn rendered_game(dir: &Path, seed: &str) -> (std::path::PathBuf, serde_json::Val
 #[test]
 fn camouflage_replay_finds_every_card_of_a_photo_series_and_scores_the_game() {
     let dir = tempfile::tempdir().unwrap();
-    let (game, series) = rendered_game(dir.path(), "3");
+    let (game, series) = rendered_game(dir.path(), "3", "2", "0");
     let set = root().join("models/camouflage/reference.json");
     let annotated = dir.path().join("annotated");
-    let run = tablejudge([
-        "camouflage",
-        "replay",
+    let run = replay(
         path_str(&game),
-        "--set",
-        path_str(&set),
-        "--mode",
+        &set,
         "cover",
-        "--annotate",
-        path_str(&annotated),
-        "--json",
-    ]);
+        &["--annotate", path_str(&annotated), "--json"],
+    );
     assert_exit!(run, 0);
     let out = run.json();
     assert_eq!(out["format"], "tablejudge/camouflage-replay@1");
@@ -243,6 +259,84 @@ fn camouflage_replay_finds_every_card_of_a_photo_series_and_scores_the_game() {
 }
 
 #[test]
+fn camouflage_replay_judges_the_cards_laid_against_the_rules_illegal() {
+    use tablejudge_rules::camouflage::{score, CamouflageSet, Fault, GameRules, History, Mode};
+    let dir = tempfile::tempdir().unwrap();
+    let (game, series) = rendered_game(dir.path(), "3", "3", "0.2");
+    let set = root().join("models/camouflage/reference.json");
+    let run = replay(path_str(&game), &set, "cover", &["--json"]);
+    // What the rules say of the game as it was played.
+    let cards = CamouflageSet::from_json(&std::fs::read_to_string(&set).unwrap(), "set").unwrap();
+    let history: History = serde_json::from_value(series["history"].clone()).unwrap();
+    let rules = GameRules {
+        mode: Mode::CoverSomeGround,
+        wild_centres: false,
+        timer: Default::default(),
+    };
+    let truth = score(&cards, &rules, &history).unwrap();
+    let illegal: Vec<&str> = history
+        .plays
+        .iter()
+        .zip(&truth.plays)
+        .filter(|(_, r)| r.faults.iter().any(|f| matches!(f, Fault::Illegal(_))))
+        .map(|(p, _)| cards.card(p.card).id.as_str())
+        .collect();
+    assert!(!illegal.is_empty(), "the game has mistakes to find");
+    assert_exit!(run, 1);
+    let out = run.json();
+    assert_eq!(out["status"], "illegal");
+    let judged: Vec<&str> = out["placements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["legal"] == false)
+        .map(|p| p["card"].as_str().unwrap())
+        .collect();
+    assert_eq!(judged, illegal);
+    let scores: Vec<u64> = out["report"]["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["score"].as_u64().unwrap())
+        .collect();
+    let truth_scores: Vec<u64> = truth.players.iter().map(|p| u64::from(p.score)).collect();
+    let mut a = scores.clone();
+    let mut b = truth_scores.clone();
+    // Players are named by deck in the order they first played; compare as sets of scores.
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
+
+    // Diversify counts the cards each card touches, which a photo of a legal overlap cannot
+    // show (the same pattern either way up): the replay scores it exactly or says undecided.
+    let run = replay(path_str(&game), &set, "diversify", &["--json"]);
+    let out = run.json();
+    if out["status"] != "undecided" {
+        let diversify = GameRules {
+            mode: Mode::Diversify,
+            ..rules
+        };
+        let truth = score(&cards, &diversify, &history).unwrap();
+        let mut a: Vec<u64> = out["report"]["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["score"].as_u64().unwrap())
+            .collect();
+        let mut b: Vec<u64> = truth.players.iter().map(|p| u64::from(p.score)).collect();
+        a.sort();
+        b.sort();
+        assert_eq!(a, b, "{}", run.stdout);
+    } else {
+        assert!(
+            out["reason"].as_str().unwrap().contains("Diversify"),
+            "{}",
+            run.stdout
+        );
+    }
+}
+
+#[test]
 fn camouflage_replay_refuses_a_folder_without_photos_and_not_my_stack() {
     let dir = tempfile::tempdir().unwrap();
     let set = root().join("models/camouflage/reference.json");
@@ -273,7 +367,7 @@ fn camouflage_replay_refuses_a_folder_without_photos_and_not_my_stack() {
 #[test]
 fn camouflage_replay_without_the_starting_board_is_undecided() {
     let dir = tempfile::tempdir().unwrap();
-    let (game, _) = rendered_game(dir.path(), "1");
+    let (game, _) = rendered_game(dir.path(), "1", "2", "0");
     // The first four photos lost: the starting board is never seen alone, and the cards
     // laid meanwhile have no order.
     std::fs::remove_file(game.join("frame_0000.jpg")).unwrap();
@@ -281,15 +375,7 @@ fn camouflage_replay_without_the_starting_board_is_undecided() {
     std::fs::remove_file(game.join("frame_0002.jpg")).unwrap();
     std::fs::remove_file(game.join("frame_0003.jpg")).unwrap();
     let set = root().join("models/camouflage/reference.json");
-    let run = tablejudge([
-        "camouflage",
-        "replay",
-        path_str(&game),
-        "--set",
-        path_str(&set),
-        "--mode",
-        "diversify",
-    ]);
+    let run = replay(path_str(&game), &set, "diversify", &[]);
     assert_exit!(run, 3);
     assert!(run.stdout.contains("undecided"), "{}", run.stdout);
 }
@@ -308,6 +394,8 @@ fn eval_camouflage_replays_rendered_games_and_counts_what_it_got_right() {
         "2",
         "--seed",
         "3",
+        "--mistakes",
+        "0",
         "--size",
         "960x720",
         "--degradation",

@@ -7,7 +7,7 @@ use image::RgbImage;
 use rayon::prelude::*;
 use serde::Serialize;
 use tablejudge_rules::camouflage::{
-    score, CamouflageSet, Fault, GameReport, GameRules, History, PlacementRules, SideIdx,
+    score, CamouflageSet, Fault, GameReport, GameRules, History, Mode, PlacementRules, SideIdx,
 };
 use tablejudge_vision::camouflage::{
     read_camouflage, CamouflageReadOptions, CamouflageReading, FrameOutcome, Replay, SideColours,
@@ -143,6 +143,23 @@ pub fn replay_series(
     }
     let replay = tracker.finish();
     let history = replay.history(set, side);
+    let mut replay = replay;
+    if rules.mode == Mode::Diversify && !replay.unsure_contacts.is_empty() {
+        let cards: Vec<&str> = replay
+            .unsure_contacts
+            .iter()
+            .map(|&k| set.card(replay.cards[k].placement.card).id.as_str())
+            .collect();
+        replay.doubts.push(format!(
+            "{} touch{} squares where two cards overlap that the photos show either way up, so \
+             the cards {} touch{} (Diversify's points) are not known: take a photo after \
+             each card",
+            cards.join(", "),
+            if cards.len() == 1 { "es" } else { "" },
+            if cards.len() == 1 { "it" } else { "they" },
+            if cards.len() == 1 { "es" } else { "" },
+        ));
+    }
     let report = match &history {
         Ok(h) => {
             score(set, &rules, h).map_err(|e| format!("the cards found do not make a game: {e}"))

@@ -83,6 +83,9 @@ pub struct Replay {
     pub frames: Vec<FrameOutcome>,
     /// Why the replay cannot be trusted as a whole; empty when it can.
     pub doubts: Vec<String>,
+    /// Cards (indices into `cards`) laid where two cards overlap that the photos show in
+    /// either order: which cards they touch (Diversify's points) is not known.
+    pub unsure_contacts: Vec<usize>,
 }
 
 impl Replay {
@@ -160,8 +163,13 @@ pub struct Tracker<'a> {
     /// The reading whose new cards no later reading has agreed with yet, and how many doubts
     /// there were before it.
     tentative: Option<(usize, usize)>,
-    /// Squares seen as card where the table has none (see [`Tracker::note_ghosts`]).
-    ghosts: HashSet<LatticePos>,
+    /// Squares where two cards overlap and the photos did not show which lies on top.
+    unsure_top: HashSet<LatticePos>,
+    /// Cards laid on such squares: which cards they touch is not known.
+    unsure_contacts: Vec<usize>,
+    /// Squares seen as card where the table has none, and what they showed (see
+    /// [`Tracker::note_ghosts`]).
+    ghosts: HashMap<LatticePos, char>,
     /// Every face of the set's side: (card, turn, its nine squares row-major).
     faces: Vec<(CardIdx, Turn, [char; 9])>,
 }
@@ -255,7 +263,9 @@ impl<'a> Tracker<'a> {
             frames: Vec::new(),
             doubts: Vec::new(),
             tentative: None,
-            ghosts: HashSet::new(),
+            unsure_top: HashSet::new(),
+            unsure_contacts: Vec::new(),
+            ghosts: HashMap::new(),
             faces,
         }
     }
@@ -382,6 +392,7 @@ impl<'a> Tracker<'a> {
             cards: self.cards,
             frames: self.frames,
             doubts,
+            unsure_contacts: self.unsure_contacts,
         }
     }
 
@@ -392,13 +403,7 @@ impl<'a> Tracker<'a> {
     ) -> Result<FrameOutcome, String> {
         let view = self.register(reading)?;
         let top = TopMap::of(&self.board);
-        let known_centres: Vec<LatticePos> = self
-            .board
-            .placed()
-            .iter()
-            .map(|p| p.placement.centre)
-            .filter(|&c| top.at(c) == CENTRE_CHAR)
-            .collect();
+        let known_centres = self.visible_centres(&top);
         let known: HashSet<LatticePos> = known_centres.iter().copied().collect();
 
         // New centres, and known centres whose surroundings changed: a card laid right on
@@ -471,6 +476,7 @@ impl<'a> Tracker<'a> {
             ));
         }
 
+        self.note_orphans(&view);
         let (laid, unexplained) = self.name_and_lay(&view, &new, frame);
         self.note_ghosts(&view);
         Ok(FrameOutcome::Settled {
@@ -480,12 +486,23 @@ impl<'a> Tracker<'a> {
         })
     }
 
+    /// The centres of the cards laid that nothing covers.
+    fn visible_centres(&self, top: &TopMap) -> Vec<LatticePos> {
+        self.board
+            .placed()
+            .iter()
+            .map(|p| p.placement.centre)
+            .filter(|&c| top.at(c) == CENTRE_CHAR)
+            .collect()
+    }
+
     /// Moves the reading onto the table's lattice: the quarter-turn and shift under which most
     /// squares agree with the table (the first reading defines the lattice).
     fn register(&self, reading: &CamouflageReading) -> Result<View, String> {
         let squares: Vec<(LatticePos, char)> = reading
             .squares
             .iter()
+            .chain(&reading.beyond)
             .map(|s| (LatticePos::new(s.row, s.col), s.kind.char()))
             .collect();
         let centres: Vec<(LatticePos, usize)> = reading
@@ -511,13 +528,7 @@ impl<'a> Tracker<'a> {
             return Ok(make(0, LatticePos::default()));
         }
         let top = TopMap::of(&self.board);
-        let known: Vec<LatticePos> = self
-            .board
-            .placed()
-            .iter()
-            .map(|p| p.placement.centre)
-            .filter(|&c| top.at(c) == CENTRE_CHAR)
-            .collect();
+        let known = self.visible_centres(&top);
         let mut tried = HashSet::new();
         let mut scores: Vec<(i32, u8, LatticePos)> = Vec::new();
         for q in 0..4u8 {
@@ -709,6 +720,22 @@ impl<'a> Tracker<'a> {
                 order = legal.clone();
             }
         }
+        // Where two of these cards overlap and the photo allows either on top, the pattern
+        // there is sure but not which card shows it: the cards a later card touches there
+        // are not known.
+        for (i, a) in order.iter().enumerate() {
+            for b in &order[i + 1..] {
+                let b_first = solutions.iter().any(|o| {
+                    let pos = |p: &Placement| o.iter().position(|q| q.centre == p.centre);
+                    pos(b) < pos(a)
+                });
+                if b_first {
+                    let under_b: HashSet<LatticePos> = b.squares().into_iter().collect();
+                    self.unsure_top
+                        .extend(a.squares().into_iter().filter(|q| under_b.contains(q)));
+                }
+            }
+        }
         if solutions.iter().any(|o| judged(o) != verdict) {
             let at: Vec<LatticePos> = sure.iter().map(|p| p.centre).collect();
             self.doubts.push(format!(
@@ -827,29 +854,61 @@ impl<'a> Tracker<'a> {
         for (&p, &seen) in &view.squares {
             let on_card = seen != TABLE && seen != UNKNOWN;
             if on_card && top.at(p) == TABLE {
-                self.ghosts.insert(p);
+                self.ghosts.insert(p, seen);
             } else if seen == TABLE || top.at(p) != TABLE {
                 self.ghosts.remove(&p);
             }
         }
     }
 
-    /// Lays `order` on the table and returns the new cards' indices. A card laid where an
-    /// earlier photo showed card squares no known card explains is judged against a table
-    /// that may lack a card: the replay is doubted.
+    /// Remembers the squares this reading shows as card with no centre found near them: a
+    /// card is there that the reader missed.
+    fn note_orphans(&mut self, view: &View) {
+        let top = TopMap::of(&self.board);
+        for (&p, &seen) in &view.squares {
+            if seen != TABLE
+                && seen != UNKNOWN
+                && top.at(p) == TABLE
+                && !view.centres.iter().any(|&c| near(c, p))
+            {
+                self.ghosts.insert(p, seen);
+            }
+        }
+    }
+
+    /// Lays `order` on the table and returns the new cards' indices. A card laid where it may
+    /// touch card squares no known card explains (seen in this photo or before) is judged
+    /// against a table that may lack a card: the replay is doubted.
     fn lay(&mut self, order: &[Placement], frame: usize) -> Vec<usize> {
         let mut laid = Vec::with_capacity(order.len());
         for &p in order {
+            if p.squares().iter().any(|q| self.unsure_top.contains(q)) {
+                self.unsure_contacts.push(self.cards.len());
+            }
+            // A square showing what this card shows there was most likely this card, seen
+            // before it could be named (under a hand, say).
             let top = TopMap::of(&self.board);
+            let face = self.face_squares(&p);
             let over: Vec<LatticePos> = p
                 .squares()
                 .into_iter()
-                .filter(|q| self.ghosts.contains(q) && top.at(*q) == TABLE)
+                .enumerate()
+                .filter(|&(k, q)| {
+                    self.ghosts.get(&q).is_some_and(|&g| g != face[k]) && top.at(q) == TABLE
+                })
+                .map(|(_, q)| q)
+                // A missed card with a square within 3 of this card's centre may lie under it.
+                .chain(self.ghosts.keys().copied().filter(|&q| {
+                    let reach = (q.row - p.centre.row)
+                        .abs()
+                        .max((q.col - p.centre.col).abs());
+                    reach <= 3 && !near(q, p.centre) && top.at(q) == TABLE
+                }))
                 .collect();
             if !over.is_empty() {
                 self.doubts.push(format!(
-                    "card {} laid in photo {} at {} lies on squares an earlier photo showed as \
-                     a card whose centre was not found ({}): its verdict is not sure; retake \
+                    "card {} laid in photo {} at {} lies on or beside squares that look like a \
+                     card whose centre was not found ({}): its verdict is not sure; retake \
                      the photos with every card's centre in view and in focus",
                     self.set.card(p.card).id,
                     frame + 1,
@@ -858,6 +917,9 @@ impl<'a> Tracker<'a> {
                 ));
             }
             self.board.place(self.set, p);
+            for q in p.squares() {
+                self.unsure_top.remove(&q);
+            }
             self.used[p.card.0 as usize] = true;
             self.cards.push(TrackedCard {
                 placement: p,

@@ -91,6 +91,7 @@ fn reading_of(
         corners: [[0.0; 2]; 4],
         picture: grid.iter().map(|r| r.iter().collect()).collect(),
         squares,
+        beyond: Vec::new(),
         centres,
         stray_symbols: Vec::new(),
         lattice: None,
