@@ -480,7 +480,7 @@ fn card_square(measured: Option<[f32; 3]>, side: Option<&NamedSide>) -> (SquareK
 }
 
 /// Which squares of the block that no centre found covers look like card rather than table:
-/// unlike the table around the block (the squares one and two outside it), as a card whose
+/// unlike the table around the block (the squares three and four outside it), as a card whose
 /// centre was missed does. They are read as card squares, so that a reading never calls a
 /// card's square table. Also the squares just outside the block that look like card.
 fn card_like_squares(
@@ -495,34 +495,41 @@ fn card_like_squares(
         square_colour(lookup, lattice, pos, centres).map(|c| Lab::from_linear(lin(c)))
     };
     let (r1, c1) = (rows as i32, cols as i32);
-    let table: Vec<Lab> = (-2..r1 + 2)
-        .flat_map(|r| (-2..c1 + 2).map(move |c| LatticePos::new(r, c)))
-        .filter(|p| p.row < 0 || p.col < 0 || p.row >= r1 || p.col >= c1)
+    // The table from the squares three and four outside the block: beyond where a card
+    // whose centre was missed can reach (two squares past the block's edge).
+    let table: Vec<Lab> = (-4..r1 + 4)
+        .flat_map(|r| (-4..c1 + 4).map(move |c| LatticePos::new(r, c)))
+        .filter(|p| p.row < -2 || p.col < -2 || p.row >= r1 + 2 || p.col >= c1 + 2)
         .filter_map(lab)
         .collect();
-    if table.len() < 8 {
+    if table.len() < 20 {
         // The block fills the photo: nothing to tell the table by.
         return (vec![false; rows * cols], Vec::new());
     }
     // A table may be of several colours (stripes, checks, flowers): a square is like the
-    // table when it is like some square of it, as near as the table's squares are to each
-    // other.
-    let nearest = |c: Lab, skip: Option<usize>| {
-        table
+    // table when it is like enough squares of it, as near as the table's squares are to each
+    // other. Enough: a few, so that one stray thing across the ring does not make its colour
+    // the table's, yet a cloth's rarer colour (the crossings of a gingham) stays the table's.
+    let enough = (table.len() / 30).max(2);
+    let kth_nearest = |c: Lab, skip: Option<usize>| {
+        let mut d: Vec<f32> = table
             .iter()
             .enumerate()
             .filter(|&(j, _)| Some(j) != skip)
             .map(|(_, t)| c.delta_e(*t))
-            .fold(f32::MAX, f32::min)
+            .collect();
+        let k = (enough - 1).min(d.len() - 1);
+        d.select_nth_unstable_by(k, f32::total_cmp);
+        d[k]
     };
     let mut gaps: Vec<f32> = table
         .iter()
         .enumerate()
-        .map(|(i, &t)| nearest(t, Some(i)))
+        .map(|(i, &t)| kth_nearest(t, Some(i)))
         .collect();
     gaps.sort_by(f32::total_cmp);
     let limit = (3.0f32 * gaps[gaps.len() / 2]).max(CARD_LIKE_MIN_DELTA_E);
-    let card_like = |pos: LatticePos| lab(pos).is_some_and(|c| nearest(c, None) > limit);
+    let card_like = |pos: LatticePos| lab(pos).is_some_and(|c| kth_nearest(c, None) > limit);
     let inside = (0..rows * cols)
         .map(|i| !covered[i] && card_like(LatticePos::new((i / cols) as i32, (i % cols) as i32)))
         .collect();
