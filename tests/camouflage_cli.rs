@@ -340,26 +340,10 @@ fn camouflage_replay_judges_the_cards_laid_against_the_rules_illegal() {
 fn camouflage_replay_refuses_a_folder_without_photos_and_not_my_stack() {
     let dir = tempfile::tempdir().unwrap();
     let set = root().join("models/camouflage/reference.json");
-    let run = tablejudge([
-        "camouflage",
-        "replay",
-        path_str(dir.path()),
-        "--set",
-        path_str(&set),
-        "--mode",
-        "speed",
-    ]);
+    let run = replay(path_str(dir.path()), &set, "speed", &[]);
     assert_exit!(run, 2);
     assert!(run.stderr.contains("no photos"), "{}", run.stderr);
-    let run = tablejudge([
-        "camouflage",
-        "replay",
-        path_str(dir.path()),
-        "--set",
-        path_str(&set),
-        "--mode",
-        "not-my-stack",
-    ]);
+    let run = replay(path_str(dir.path()), &set, "not-my-stack", &[]);
     assert_exit!(run, 2);
     assert!(run.stderr.contains("not supported yet"), "{}", run.stderr);
 }

@@ -935,8 +935,9 @@ impl<'a> Tracker<'a> {
     fn shows(&self, order: &[Placement], view: &View, wild: &HashSet<LatticePos>) -> bool {
         let mut top: HashMap<LatticePos, char> = HashMap::new();
         for p in order {
+            let face = self.face_squares(p);
             for (k, pos) in p.squares().into_iter().enumerate() {
-                top.insert(pos, self.face_squares(p)[k]);
+                top.insert(pos, face[k]);
             }
         }
         top.iter().all(|(pos, &sq)| {
