@@ -124,15 +124,10 @@ pub fn replay_series(
         .zip(&photos)
         .filter(|(r, _)| matches!(r, Ok(r) if r.side.as_deref() != Some(side_name.as_str())))
         .for_each(|(r, p)| *r = read(p, &forced));
+    // Every reading is now of the game's side.
     let mut tracker = Tracker::new(set, side, PlacementRules::game(rules.wild_centres));
     for reading in &readings {
         match reading {
-            Ok(r) if r.side.as_deref().is_some_and(|s| s != side_name) => {
-                tracker.skip(format!(
-                    "the cards look like side {:?}, the game is played on {side_name:?}",
-                    r.side.as_deref().unwrap_or_default()
-                ));
-            }
             Ok(r) => {
                 tracker.observe(r);
             }
@@ -141,9 +136,8 @@ pub fn replay_series(
             }
         }
     }
-    let replay = tracker.finish();
+    let mut replay = tracker.finish();
     let history = replay.history(set, side);
-    let mut replay = replay;
     if rules.mode == Mode::Diversify && !replay.unsure_contacts.is_empty() {
         let cards: Vec<&str> = replay
             .unsure_contacts
