@@ -3,16 +3,20 @@
 //! readings taken one after another.
 
 mod lattice;
+mod puzzle;
 mod read;
 mod replay;
 mod seeds;
 
 pub use lattice::BoardLattice;
+pub use puzzle::{judge_puzzle, PuzzleJudgement};
 pub use read::{
     read_camouflage, CamouflageReadError, CamouflageReadOptions, CamouflageReading, CentreReading,
     SideColours, SquareKind, SquareReading,
 };
 pub use replay::{FrameOutcome, Replay, TrackedCard, Tracker};
 
+#[cfg(test)]
+mod test_support;
 #[cfg(test)]
 mod tests;

@@ -962,7 +962,7 @@ fn list(positions: &[LatticePos]) -> String {
 }
 
 /// Calls `f` with every permutation of `0..n` (Heap's algorithm).
-fn permutations(n: usize, f: &mut dyn FnMut(&[usize])) {
+pub(super) fn permutations(n: usize, f: &mut dyn FnMut(&[usize])) {
     fn heap(k: usize, a: &mut Vec<usize>, f: &mut dyn FnMut(&[usize])) {
         if k <= 1 {
             f(a);
