@@ -102,6 +102,28 @@ pub enum EvalCommand {
         #[command(flatten)]
         output: Output,
     },
+    /// Render N photos of the set's solo puzzles (in turn), some with a card laid wrong,
+    /// judge each from its JPEG as `camouflage puzzle` does, and report verdicts against the
+    /// rules' verdict on the cards as laid: right, undecided, and trusted-but-wrong. The
+    /// photos are those of `render camouflage --puzzles` with the same options.
+    CamouflagePuzzle {
+        /// The Camouflage set file (with puzzles).
+        #[arg(long)]
+        set: PathBuf,
+        #[arg(long, default_value_t = 40)]
+        n: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// The chance that one card is laid wrong (turned, swapped, moved or left out).
+        #[arg(long, default_value_t = 0.5, value_parser = parse_chance)]
+        mistakes: f64,
+        #[arg(long, default_value = "1280x720", value_parser = parse_size)]
+        size: (u32, u32),
+        #[arg(long, value_enum, default_value_t = DegradationArg::Realistic)]
+        degradation: DegradationArg,
+        #[command(flatten)]
+        output: Output,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -189,9 +211,18 @@ pub enum RenderCommand {
         #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(2..=6))]
         players: u8,
         /// In `--series`, the chance that a play is a mistake: a card laid against the others
-        /// but breaking a placement rule.
+        /// but breaking a placement rule. In `--puzzles`, the chance a card is laid wrong.
         #[arg(long, default_value_t = 0.05, value_parser = parse_chance)]
         mistakes: f64,
+        /// Render solo puzzles instead: scene i lays the set's puzzle i (mod their number)
+        /// on its side, and with chance `--mistakes` lays one card wrong (turned, swapped for
+        /// another, moved one square or left out). `puzzles.json` says which scene solves its
+        /// puzzle.
+        #[arg(long, conflicts_with = "series")]
+        puzzles: bool,
+        /// With `--puzzles`, only this puzzle.
+        #[arg(long, requires = "puzzles")]
+        puzzle: Option<String>,
         /// The side of the cards face up (a side name of the set; its first side when omitted).
         #[arg(long)]
         side: Option<String>,
@@ -406,6 +437,27 @@ pub enum CamouflageCommand {
         /// A lens calibration (tablejudge/camera@1).
         #[arg(long, value_name = "FILE")]
         camera_calibration: Option<PathBuf>,
+        #[command(flatten)]
+        output: Output,
+    },
+    /// Judge a solo puzzle from one photo of the laid cards: the puzzle's cards, covering
+    /// exactly its outline, every overlapping square matching.
+    ///
+    /// The photo shows only the top of each square, so the verdict holds for every way of
+    /// laying the cards the photo can show. Exit 0 solved, 1 not solved (the faults are
+    /// named), 3 undecided (a card too covered to tell its turn, or squares not read surely:
+    /// the message says what to lift or retake), 2 for bad input or an unknown puzzle id.
+    Puzzle {
+        /// The photo (JPEG or PNG).
+        photo: PathBuf,
+        /// The Camouflage set with the puzzle.
+        #[arg(long)]
+        set: PathBuf,
+        /// The puzzle's id in the set (e.g. p-05).
+        #[arg(long)]
+        puzzle: String,
+        #[command(flatten)]
+        photo_options: PhotoOptions,
         #[command(flatten)]
         output: Output,
     },

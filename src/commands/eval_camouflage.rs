@@ -111,6 +111,7 @@ pub fn camouflage(args: EvalCamouflage<'_>) -> Result<Outcome> {
         cards: 0,
         series: Some(args.players),
         mistakes: args.mistakes,
+        puzzles: None,
         side: args.side,
         size: args.size,
         degradation: args.degradation,

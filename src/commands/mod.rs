@@ -4,9 +4,11 @@ mod camouflage;
 mod enroll;
 mod eval;
 mod eval_camouflage;
+mod eval_puzzle;
 mod grid;
 mod judge;
 mod layers;
+mod puzzle;
 mod render;
 mod replay;
 mod set;
@@ -93,6 +95,19 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             annotate: annotate.as_deref(),
             output,
         }),
+        Command::Camouflage(CamouflageCommand::Puzzle {
+            photo,
+            set,
+            puzzle,
+            photo_options,
+            output,
+        }) => puzzle::puzzle(puzzle::CamouflagePuzzle {
+            photo: &photo,
+            set: &set,
+            puzzle: &puzzle,
+            photo_options: &photo_options,
+            output,
+        }),
         Command::Grid(GridCommand::Read {
             photo,
             rows,
@@ -159,6 +174,23 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             keep,
             output,
         }),
+        Command::Eval(EvalCommand::CamouflagePuzzle {
+            set,
+            n,
+            seed,
+            mistakes,
+            size,
+            degradation,
+            output,
+        }) => eval_puzzle::camouflage_puzzle(eval_puzzle::EvalPuzzle {
+            set: &set,
+            n,
+            seed,
+            mistakes,
+            size,
+            degradation,
+            output,
+        }),
         Command::Render(RenderCommand::Layers {
             set,
             out,
@@ -189,6 +221,8 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             series,
             players,
             mistakes,
+            puzzles,
+            puzzle,
             side,
             size,
             degradation,
@@ -200,6 +234,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             cards: usize::from(cards),
             series: series.then_some(usize::from(players)),
             mistakes,
+            puzzles: puzzles.then_some(puzzle.as_deref()),
             side: side.as_deref(),
             size,
             degradation,

@@ -9,13 +9,14 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use tablejudge_render::random_series;
 use tablejudge_render::{
-    render_camouflage, render_layers, CamouflageSceneSpec, Degradation, Distractors,
-    LayersSceneSpec, SceneOptions, StackChoice,
+    render_camouflage, render_layers, CamouflageScene, CamouflageSceneSpec, Degradation,
+    Distractors, LayersSceneSpec, SceneOptions, StackChoice,
 };
 use tablejudge_rules::camouflage::{
-    random_board, simulate_game_with_mistakes, CamouflageSet, DeckIdx, History, Play, Player,
-    SideIdx,
+    check_arrangement, random_board, simulate_game_with_mistakes, solve, Board, CamouflageSet,
+    CardIdx, DeckIdx, History, PlacementRules, Play, Player, Puzzle, SideIdx,
 };
+use tablejudge_rules::Turn;
 
 use crate::cli::{DegradationArg, DistractorsArg};
 use crate::input::{load_camouflage_set, load_layers_set};
@@ -115,8 +116,10 @@ pub struct RenderCamouflage<'a> {
     pub cards: usize,
     /// Whole games of this many players.
     pub series: Option<usize>,
-    /// In games, the chance that a play is illegal.
+    /// In games, the chance that a play is illegal; in puzzles, that one card is laid wrong.
     pub mistakes: f64,
+    /// Render solo puzzles instead of boards: all of the set's in turn, or the one named.
+    pub puzzles: Option<Option<&'a str>>,
     pub side: Option<&'a str>,
     pub size: (u32, u32),
     pub degradation: DegradationArg,
@@ -154,6 +157,9 @@ pub fn camouflage(args: RenderCamouflage<'_>) -> Result<Outcome> {
             );
         }
         return Ok(Outcome::Pass);
+    }
+    if let Some(only) = args.puzzles {
+        return camouflage_puzzles(&set, &args, only, &mut rng);
     }
     for i in 0..args.n {
         let start = DeckIdx(rng.gen_range(0..set.decks().len() as u16));
@@ -301,4 +307,132 @@ pub struct RenderedGame {
     pub dir: PathBuf,
     pub photos: usize,
     pub history: History,
+}
+
+/// The `puzzles.json` beside rendered puzzle photos: what each shows.
+#[derive(serde::Serialize)]
+struct PuzzleEntry {
+    file: String,
+    puzzle: String,
+    /// The cards on the table solve the puzzle.
+    solved: bool,
+    /// How a card was laid wrong, if one was.
+    mistake: Option<&'static str>,
+}
+
+fn camouflage_puzzles(
+    set: &CamouflageSet,
+    args: &RenderCamouflage<'_>,
+    only: Option<&str>,
+    rng: &mut ChaCha8Rng,
+) -> Result<Outcome> {
+    let puzzles: Vec<&Puzzle> = match only {
+        Some(id) => vec![set
+            .puzzle_by_id(id)
+            .ok_or_else(|| BadInput(format!("{}: no puzzle {id:?}", args.set.display())))?],
+        None => set.puzzles().iter().collect(),
+    };
+    if puzzles.is_empty() {
+        return Err(BadInput(format!("{}: the set has no puzzles", args.set.display())).into());
+    }
+    let mut entries = Vec::with_capacity(args.n);
+    for i in 0..args.n {
+        let puzzle = puzzles[i % puzzles.len()];
+        let shot = puzzle_scene(
+            set,
+            puzzle,
+            args.mistakes,
+            args.size,
+            degradation(args.degradation),
+            rng,
+        )
+        .with_context(|| format!("puzzle scene {i} ({})", puzzle.id))?;
+        let stem = args.out.join(format!("puzzle_{i:04}"));
+        let jpg = write_photo(&stem, &shot.scene.jpeg()?, &shot.scene.truth)?;
+        outln!(
+            "{}  puzzle {}, {}{}",
+            jpg.display(),
+            puzzle.id,
+            if shot.solved { "solved" } else { "not solved" },
+            shot.mistake
+                .map(|m| format!(" (a card {m})"))
+                .unwrap_or_default()
+        );
+        entries.push(PuzzleEntry {
+            file: format!("puzzle_{i:04}.jpg"),
+            puzzle: puzzle.id.clone(),
+            solved: shot.solved,
+            mistake: shot.mistake,
+        });
+    }
+    let path = args.out.join("puzzles.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&entries)?)
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(Outcome::Pass)
+}
+
+/// A rendered photo of a puzzle's cards on the table.
+pub struct PuzzleShot {
+    pub scene: CamouflageScene,
+    /// They solve the puzzle (by the rules, not by how the photo looks).
+    pub solved: bool,
+    pub mistake: Option<&'static str>,
+}
+
+/// Lays `puzzle`'s solution and, with chance `mistakes`, lays one card wrong: turned, swapped
+/// for a card not in the puzzle, moved one square, or left out. Renders the table.
+pub fn puzzle_scene(
+    set: &CamouflageSet,
+    puzzle: &Puzzle,
+    mistakes: f64,
+    size: (u32, u32),
+    degradation: Degradation,
+    rng: &mut ChaCha8Rng,
+) -> Result<PuzzleShot> {
+    let mut laid = solve(set, puzzle)
+        .ok_or_else(|| anyhow::anyhow!("puzzle {} has no solution", puzzle.id))?;
+    let mistake = (rng.gen::<f64>() < mistakes).then(|| {
+        let k = rng.gen_range(0..laid.len());
+        match rng.gen_range(0..4) {
+            0 => {
+                laid[k].turn = laid[k]
+                    .turn
+                    .then(Turn::from_quarter_turns(rng.gen_range(1..4)));
+                "turned"
+            }
+            1 => {
+                let others: Vec<CardIdx> = (0..set.cards().len() as u16)
+                    .map(CardIdx)
+                    .filter(|c| !puzzle.cards.contains(c))
+                    .collect();
+                if let Some(&c) = others.choose(rng) {
+                    laid[k].card = c;
+                }
+                "swapped"
+            }
+            2 => {
+                let (dr, dc) = *[(0, 1), (0, -1), (1, 0), (-1, 0)]
+                    .choose(rng)
+                    .expect("four");
+                laid[k].centre = laid[k].centre.offset(dr, dc);
+                "moved"
+            }
+            _ => {
+                laid.remove(k);
+                "left out"
+            }
+        }
+    });
+    let solved = check_arrangement(set, puzzle, &laid).is_ok();
+    let mut board = Board::new(puzzle.side, PlacementRules::puzzle(puzzle.wild_centres));
+    for &p in &laid {
+        board.place(set, p);
+    }
+    let spec = CamouflageSceneSpec::random(set, &board, rng, size, degradation)?;
+    let scene = render_camouflage(set, &spec)?;
+    Ok(PuzzleShot {
+        scene,
+        solved,
+        mistake,
+    })
 }
