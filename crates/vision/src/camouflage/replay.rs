@@ -170,8 +170,33 @@ pub struct Tracker<'a> {
     /// Squares seen as card where the table has none, and what they showed (see
     /// [`Tracker::note_ghosts`]).
     ghosts: HashMap<LatticePos, char>,
+    /// The last photo each square was read as the table says it is, and whether the table
+    /// had no card there.
+    confirmed: HashMap<LatticePos, (usize, bool)>,
+    /// Doubts from ghosts: a hand over the card being laid looks the same as a card whose
+    /// centre was missed. They stand unless later photos read the card's squares as its
+    /// face and the squares beside it as bare table.
+    pending: Vec<PendingDoubt>,
     /// Every face of the set's side: (card, turn, its nine squares row-major).
     faces: Vec<(CardIdx, Turn, [char; 9])>,
+}
+
+/// A doubt about a card from squares seen only in the photo it was laid in.
+#[derive(Clone, Debug)]
+struct PendingDoubt {
+    card: usize,
+    /// The card's centre.
+    centre: LatticePos,
+    frame: usize,
+    squares: Vec<LatticePos>,
+    text: String,
+}
+
+/// Cards taken back off the table, with the doubts raised since.
+struct TakenBack {
+    cards: Vec<TrackedCard>,
+    doubts: Vec<String>,
+    pending: Vec<PendingDoubt>,
 }
 
 /// A reading moved onto the table's lattice.
@@ -266,6 +291,8 @@ impl<'a> Tracker<'a> {
             unsure_top: HashSet::new(),
             unsure_contacts: Vec::new(),
             ghosts: HashMap::new(),
+            confirmed: HashMap::new(),
+            pending: Vec::new(),
             faces,
         }
     }
@@ -326,7 +353,7 @@ impl<'a> Tracker<'a> {
 
     /// Takes the cards first named in reading `frame` off the table, with the doubts raised
     /// since; returns them to be put back.
-    fn take_back(&mut self, frame: usize, doubts: usize) -> (Vec<TrackedCard>, Vec<String>) {
+    fn take_back(&mut self, frame: usize, doubts: usize) -> TakenBack {
         let mut cards = Vec::new();
         while self.cards.last().is_some_and(|c| c.frame == frame) {
             if let Some(c) = self.cards.pop() {
@@ -337,24 +364,45 @@ impl<'a> Tracker<'a> {
         }
         cards.reverse();
         self.tentative = None;
-        (cards, self.doubts.split_off(doubts.min(self.doubts.len())))
+        let kept = self.cards.len();
+        let (pending, still): (Vec<_>, Vec<_>) =
+            self.pending.drain(..).partition(|d| d.card >= kept);
+        self.pending = still;
+        TakenBack {
+            cards,
+            doubts: self.doubts.split_off(doubts.min(self.doubts.len())),
+            pending,
+        }
     }
 
-    fn put_back(&mut self, (cards, doubts): (Vec<TrackedCard>, Vec<String>)) {
-        if let Some(first) = cards.first() {
+    fn put_back(&mut self, taken: TakenBack) {
+        if let Some(first) = taken.cards.first() {
             self.tentative = Some((first.frame, self.doubts.len()));
         }
-        for c in cards {
+        for c in taken.cards {
             self.board.place(self.set, c.placement);
             self.used[c.placement.card.0 as usize] = true;
             self.cards.push(c);
         }
-        self.doubts.extend(doubts);
+        self.doubts.extend(taken.doubts);
+        self.pending.extend(taken.pending);
     }
 
     /// The replay so far, with what keeps the last reading from vouching for the whole table.
     pub fn finish(self) -> Replay {
         let mut doubts = self.doubts;
+        for d in &self.pending {
+            // Beside the card, only bare table clears a square: a card whose centre was
+            // missed stays there, or is covered and never seen as table again.
+            let cleared = d.squares.iter().all(|q| {
+                self.confirmed
+                    .get(q)
+                    .is_some_and(|&(f, bare)| f > d.frame && (bare || near(*q, d.centre)))
+            });
+            if !cleared {
+                doubts.push(d.text.clone());
+            }
+        }
         match self.frames.last() {
             None => doubts.push("no photo was given".into()),
             Some(FrameOutcome::Skipped { reason }) => doubts.push(format!(
@@ -478,7 +526,7 @@ impl<'a> Tracker<'a> {
 
         self.note_orphans(&view);
         let (laid, unexplained) = self.name_and_lay(&view, &new, frame);
-        self.note_ghosts(&view);
+        self.note_ghosts(&view, frame);
         Ok(FrameOutcome::Settled {
             laid,
             unexplained,
@@ -849,7 +897,7 @@ impl<'a> Tracker<'a> {
 
     /// Remembers the squares this reading shows as card where the table has none: a card the
     /// reader did not find the centre of. A square later read as table is forgotten.
-    fn note_ghosts(&mut self, view: &View) {
+    fn note_ghosts(&mut self, view: &View, frame: usize) {
         let top = TopMap::of(&self.board);
         for (&p, &seen) in &view.squares {
             let on_card = seen != TABLE && seen != UNKNOWN;
@@ -857,6 +905,9 @@ impl<'a> Tracker<'a> {
                 self.ghosts.insert(p, seen);
             } else if seen == TABLE || top.at(p) != TABLE {
                 self.ghosts.remove(&p);
+            }
+            if seen == top.at(p) {
+                self.confirmed.insert(p, (frame, seen == TABLE));
             }
         }
     }
@@ -906,7 +957,7 @@ impl<'a> Tracker<'a> {
                 }))
                 .collect();
             if !over.is_empty() {
-                self.doubts.push(format!(
+                let text = format!(
                     "card {} laid in photo {} at {} lies on or beside squares that look like a \
                      card whose centre was not found ({}): its verdict is not sure; retake \
                      the photos with every card's centre in view and in focus",
@@ -914,7 +965,15 @@ impl<'a> Tracker<'a> {
                     frame + 1,
                     p.centre,
                     list(&over)
-                ));
+                );
+                // They may be the hand that laid it: later photos decide.
+                self.pending.push(PendingDoubt {
+                    card: self.cards.len(),
+                    centre: p.centre,
+                    frame,
+                    squares: over,
+                    text,
+                });
             }
             self.board.place(self.set, p);
             for q in p.squares() {
