@@ -27,6 +27,7 @@ pub mod read;
 pub mod rectify;
 pub mod refine;
 pub mod sample;
+pub mod video;
 pub mod white_balance;
 
 pub use camera::Camera;
