@@ -99,6 +99,11 @@ pub enum EvalCommand {
         /// Keep the rendered photos in this folder (one `game_NNNN/` per game).
         #[arg(long, value_name = "DIR")]
         keep: Option<PathBuf>,
+        /// Render each game as a video (`render camouflage --series --video`) and replay it
+        /// from the video: a hand lays every card, and the frames read are those where the
+        /// table settled.
+        #[arg(long)]
+        video: bool,
         #[command(flatten)]
         output: Output,
     },
@@ -214,6 +219,11 @@ pub enum RenderCommand {
         /// but breaking a placement rule. In `--puzzles`, the chance a card is laid wrong.
         #[arg(long, default_value_t = 0.05, value_parser = parse_chance)]
         mistakes: f64,
+        /// With `--series`, write each game as a video, `game.avi` (Motion-JPEG, 8 frames a
+        /// second), instead of photos: a hand over the table lays every card, and each
+        /// settled table is held for 0.75 s.
+        #[arg(long, requires = "series")]
+        video: bool,
         /// Render solo puzzles instead: scene i lays the set's puzzle i (mod their number)
         /// on its side, and with chance `--mistakes` lays one card wrong (turned, swapped for
         /// another, moved one square or left out). `puzzles.json` says which scene solves its
@@ -403,16 +413,18 @@ pub enum CamouflageCommand {
         #[command(flatten)]
         output: Output,
     },
-    /// Replay a game from a folder of photos, one taken after each card (file-name order):
-    /// each card found, who laid it (the deck it is from), what it covered, whether it was
-    /// legal, and the final scores.
+    /// Replay a game from a folder of photos, one taken after each card (in EXIF-time order,
+    /// or file-name order when a photo has no time),
+    /// or from a video of the table (.avi, .mp4, .mov, .mkv, .webm): each card found, who
+    /// laid it (the deck it is from), what it covered, whether it was legal, and the final
+    /// scores. From a video, the frames read are those where the table has settled.
     ///
     /// The first photo must show the starting board (three cards of one deck). Photos with a
     /// hand over the table are skipped; several cards laid between two photos are found
     /// together. Exit 0 when every card stands, 1 when a card was laid illegally, 3 when the
     /// photos do not show the game surely (the message says what to retake), 2 for bad input.
     Replay {
-        /// The folder of photos.
+        /// The folder of photos, or a video file.
         source: PathBuf,
         /// The Camouflage set the cards are from.
         #[arg(long)]
@@ -434,6 +446,14 @@ pub enum CamouflageCommand {
         /// Write every photo annotated with what the replay made of it into this folder.
         #[arg(long, value_name = "DIR")]
         annotate: Option<PathBuf>,
+        /// With a video: how long the table must be still, seconds, before a frame is read
+        /// (a hand resting longer is seen and skipped as a hand).
+        #[arg(long, default_value_t = 0.5, value_parser = parse_seconds)]
+        settle: f64,
+        /// The order of a folder's photos: by the time the camera wrote in each (EXIF) when
+        /// every photo has one, else by file name (`auto`); or only `name`, or only `time`.
+        #[arg(long, value_enum, default_value_t = OrderArg::Auto)]
+        order: OrderArg,
         /// A lens calibration (tablejudge/camera@1).
         #[arg(long, value_name = "FILE")]
         camera_calibration: Option<PathBuf>,
@@ -461,6 +481,14 @@ pub enum CamouflageCommand {
         #[command(flatten)]
         output: Output,
     },
+}
+
+/// How the photos of a folder are ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OrderArg {
+    Auto,
+    Name,
+    Time,
 }
 
 /// A Camouflage game mode.
@@ -508,6 +536,14 @@ pub struct Output {
     /// Print one JSON document instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// A duration in seconds, 0 to 60.
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if (0.0..=60.0).contains(&t) => Ok(t),
+        _ => Err(format!("{s:?} is not a number of seconds between 0 and 60")),
+    }
 }
 
 /// A probability, 0 to 1.

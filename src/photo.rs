@@ -21,6 +21,35 @@ pub fn load_photo(path: &Path) -> Result<RgbImage> {
     })
 }
 
+/// When the photo was taken, by its EXIF `DateTimeOriginal` (with `SubSecTimeOriginal`), as
+/// text that sorts in time order; `None` when the file has no such tag. Phones and cameras
+/// write it; the file's own times change when photos are copied.
+pub fn taken_at(path: &Path) -> Option<String> {
+    let file = std::fs::File::open(path).ok()?;
+    let exif = exif::Reader::new()
+        .read_from_container(&mut std::io::BufReader::new(file))
+        .ok()?;
+    let ascii = |tag| match exif.get_field(tag, exif::In::PRIMARY).map(|f| &f.value) {
+        Some(exif::Value::Ascii(v)) => v.first().cloned(),
+        _ => None,
+    };
+    let mut t = exif::DateTime::from_ascii(&ascii(exif::Tag::DateTimeOriginal)?).ok()?;
+    if let Some(sub) = ascii(exif::Tag::SubSecTimeOriginal) {
+        // A malformed fraction leaves the whole seconds, which still order the photos.
+        let _ = t.parse_subsec(&sub);
+    }
+    Some(format!(
+        "{:04}-{:02}-{:02} {:02}:{:02}:{:02}.{:09}",
+        t.year,
+        t.month,
+        t.day,
+        t.hour,
+        t.minute,
+        t.second,
+        t.nanosecond.unwrap_or(0)
+    ))
+}
+
 /// Writes an annotated image; the format follows the extension (PNG or JPEG).
 pub fn save_image(img: &RgbImage, path: &Path) -> Result<()> {
     img.save(path).map_err(|e| {

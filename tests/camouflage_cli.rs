@@ -201,6 +201,129 @@ fn rendered_game(
     (game, series)
 }
 
+/// The card ids of the set, by index, and the ids of the cards a rendered game's players
+/// laid, in order.
+fn played_cards(set: &Path, series: &serde_json::Value) -> Vec<String> {
+    let sets: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(set).unwrap()).unwrap();
+    let ids: Vec<String> = sets["decks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|d| d["cards"].as_array().unwrap().iter())
+        .map(|c| c["id"].as_str().unwrap().to_string())
+        .collect();
+    series["history"]["plays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| ids[p["card"].as_u64().unwrap() as usize].clone())
+        .collect()
+}
+
+/// A rendered game as a video, `game.avi`, in its folder with `series.json`.
+fn rendered_video(dir: &Path, seed: &str) -> (std::path::PathBuf, serde_json::Value) {
+    let set = root().join("models/camouflage/reference.json");
+    let run = render_camouflage(
+        &set,
+        dir,
+        &[
+            "--series",
+            "--video",
+            "--players",
+            "2",
+            "--mistakes",
+            "0",
+            "--seed",
+            seed,
+            "--size",
+            "960x720",
+            "--degradation",
+            "clean",
+        ],
+    );
+    assert_exit!(run, 0);
+    let game = dir.join("game_0000");
+    let series =
+        serde_json::from_str(&std::fs::read_to_string(game.join("series.json")).unwrap()).unwrap();
+    (game.join("game.avi"), series)
+}
+
+#[test]
+fn camouflage_replay_of_a_video_reads_the_table_each_time_it_settles() {
+    let dir = tempfile::tempdir().unwrap();
+    let (video, series) = rendered_video(dir.path(), "3");
+    let set = root().join("models/camouflage/reference.json");
+    let annotated = dir.path().join("annotated");
+    let run = replay(
+        path_str(&video),
+        &set,
+        "cover",
+        &["--annotate", path_str(&annotated), "--json"],
+    );
+    assert_exit!(run, 0);
+    let out = run.json();
+    assert_eq!(out["status"], "legal");
+    // A hand lays every card, and is gone for each settled shot: one read per settled table.
+    let shots = series["frames"].as_array().unwrap();
+    let hands = shots.iter().filter(|f| f["hand"] == true).count();
+    assert_eq!(
+        hands + 1,
+        shots.len() - hands,
+        "a hand before every shot but the first"
+    );
+    assert_eq!(out["video"]["settled"], shots.len() - hands);
+    assert!(out["video"]["watch_ms_per_frame"].as_f64().unwrap() > 0.0);
+    let played: Vec<&str> = out["placements"].as_array().unwrap()[3..]
+        .iter()
+        .map(|p| p["card"].as_str().unwrap())
+        .collect();
+    assert_eq!(played, played_cards(&set, &series));
+    assert_eq!(
+        std::fs::read_dir(&annotated).unwrap().count(),
+        shots.len() - hands
+    );
+
+    // Read at every still frame, hands included: the hands are skipped, nothing changes.
+    let run = replay(
+        path_str(&video),
+        &set,
+        "cover",
+        &["--settle", "0.1", "--json"],
+    );
+    assert_exit!(run, 0);
+    let eager = run.json();
+    assert!(
+        eager["video"]["settled"].as_u64().unwrap() > out["video"]["settled"].as_u64().unwrap()
+    );
+    // The same cards, named from other frames.
+    let without_frames = |v: &serde_json::Value| -> Vec<serde_json::Value> {
+        v["placements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                let mut p = p.clone();
+                p.as_object_mut().unwrap().remove("photo");
+                p
+            })
+            .collect()
+    };
+    assert_eq!(without_frames(&eager), without_frames(&out));
+}
+
+#[test]
+fn camouflage_replay_names_a_video_it_cannot_decode() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("game.avi");
+    std::fs::write(&fake, b"not a video").unwrap();
+    let set = root().join("models/camouflage/reference.json");
+    let run = replay(path_str(&fake), &set, "cover", &[]);
+    assert_exit!(run, 2);
+    assert!(run.stderr.contains("game.avi"), "{}", run.stderr);
+    assert!(run.stderr.contains("cannot decode"), "{}", run.stderr);
+}
+
 #[test]
 fn camouflage_replay_finds_every_card_of_a_photo_series_and_scores_the_game() {
     let dir = tempfile::tempdir().unwrap();
@@ -546,4 +669,62 @@ fn eval_camouflage_puzzle_counts_verdicts_against_the_rules() {
     assert_eq!(n("solved_judged_not_solved"), 0);
     assert!(n("solved_judged_solved") + n("not_solved_judged_not_solved") >= 2);
     assert_eq!(run.json()["photos"].as_array().unwrap().len(), 4);
+}
+
+/// `jpeg` with an EXIF block whose `DateTimeOriginal` is `time` ("YYYY:MM:DD HH:MM:SS").
+fn with_exif_time(jpeg: &[u8], time: &str) -> Vec<u8> {
+    let field = exif::Field {
+        tag: exif::Tag::DateTimeOriginal,
+        ifd_num: exif::In::PRIMARY,
+        value: exif::Value::Ascii(vec![time.as_bytes().to_vec()]),
+    };
+    let mut writer = exif::experimental::Writer::new();
+    writer.push_field(&field);
+    let mut tiff = std::io::Cursor::new(Vec::new());
+    writer.write(&mut tiff, false).unwrap();
+    let tiff = tiff.into_inner();
+    // An APP1 segment right after the JPEG's start-of-image marker.
+    let len = u16::try_from(2 + 6 + tiff.len()).unwrap();
+    let mut out = jpeg[..2].to_vec();
+    out.extend_from_slice(&[0xFF, 0xE1]);
+    out.extend_from_slice(&len.to_be_bytes());
+    out.extend_from_slice(b"Exif\0\0");
+    out.extend_from_slice(&tiff);
+    out.extend_from_slice(&jpeg[2..]);
+    out
+}
+
+#[test]
+fn camouflage_replay_orders_photos_by_the_time_the_camera_wrote_in_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let (game, series) = rendered_game(dir.path(), "3", "2", "0");
+    let set = root().join("models/camouflage/reference.json");
+    // The photos renamed so that their names sort backwards, each with the time it was taken.
+    let shuffled = dir.path().join("shuffled");
+    std::fs::create_dir(&shuffled).unwrap();
+    let frames = series["frames"].as_array().unwrap();
+    for (k, f) in frames.iter().enumerate() {
+        let jpeg = std::fs::read(game.join(f["file"].as_str().unwrap())).unwrap();
+        let time = format!("2026:11:25 10:{:02}:{:02}", k / 60, k % 60);
+        let name = format!("IMG_{:04}.jpg", frames.len() - k);
+        std::fs::write(shuffled.join(name), with_exif_time(&jpeg, &time)).unwrap();
+    }
+    let run = replay(path_str(&shuffled), &set, "cover", &["--json"]);
+    assert_exit!(run, 0);
+    let played: Vec<String> = run.json()["placements"].as_array().unwrap()[3..]
+        .iter()
+        .map(|p| p["card"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(played, played_cards(&set, &series));
+    // By name the game runs backwards: the first photo holds every card.
+    let run = replay(path_str(&shuffled), &set, "cover", &["--order", "name"]);
+    assert_exit!(run, 3);
+    // Photos without times cannot be put in time order.
+    let run = replay(path_str(&game), &set, "cover", &["--order", "time"]);
+    assert_exit!(run, 2);
+    assert!(
+        run.stderr.contains("without an EXIF time"),
+        "{}",
+        run.stderr
+    );
 }

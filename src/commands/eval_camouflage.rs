@@ -16,12 +16,18 @@ use tablejudge_rules::camouflage::{
 use tablejudge_rules::{Pos, Turn};
 
 use super::print_json;
-use super::render::{camouflage_game, camouflage_side, RenderCamouflage};
-use super::replay::{replay_series, series_photos, ReplayRun, SeriesPhoto};
+use super::render::{camouflage_game, camouflage_side, RenderCamouflage, GAME_VIDEO};
+use super::replay::{
+    replay_series, series_photos, settled_frames, PhotoOrder, ReplayRun, SeriesPhoto,
+};
 use crate::cli::{DegradationArg, Output};
 use crate::input::load_camouflage_set;
 use crate::outcome::{BadInput, Outcome};
 use crate::photo::load_photo;
+
+/// How long the table must be still in a video before a frame is read (the replay's
+/// default).
+const SETTLE_S: f64 = 0.5;
 
 pub struct EvalCamouflage<'a> {
     pub set: &'a Path,
@@ -36,6 +42,8 @@ pub struct EvalCamouflage<'a> {
     pub degradation: DegradationArg,
     /// Keep the rendered photos here (a temporary folder otherwise).
     pub keep: Option<PathBuf>,
+    /// Render each game as a video and replay it from the video.
+    pub video: bool,
     pub output: Output,
 }
 
@@ -56,11 +64,18 @@ struct GameResult {
     trusted: bool,
     reason: Option<String>,
     replay_s: f64,
+    /// From a video: its frames, and what decoding and watching them cost per frame.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    video_frames: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    watch_ms_per_frame: Option<f64>,
 }
 
 #[derive(Debug, Default, Serialize)]
 struct Summary {
     set: String,
+    /// Replayed from videos rather than photo series.
+    video: bool,
     games: usize,
     seed: u64,
     players: usize,
@@ -85,6 +100,14 @@ struct Summary {
     replay_s_median: f64,
     replay_s_max: f64,
     photos_per_s: f64,
+    /// From videos: all frames, the cost of decoding and watching one (median over games),
+    /// and the whole replay's time spread over every frame.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    video_frames: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    watch_ms_per_frame_median: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    replay_ms_per_frame: Option<f64>,
     undecided_reasons: Vec<(String, usize)>,
 }
 
@@ -112,6 +135,7 @@ pub fn camouflage(args: EvalCamouflage<'_>) -> Result<Outcome> {
         series: Some(args.players),
         mistakes: args.mistakes,
         puzzles: None,
+        video: args.video,
         side: args.side,
         size: args.size,
         degradation: args.degradation,
@@ -127,25 +151,32 @@ pub fn camouflage(args: EvalCamouflage<'_>) -> Result<Outcome> {
     let mut results = Vec::with_capacity(args.n);
     for i in 0..args.n {
         let game = camouflage_game(&set, side, &render, args.players, i, &mut rng)?;
-        let photos: Vec<SeriesPhoto> = series_photos(&game.dir)?
-            .iter()
-            .map(|p| SeriesPhoto {
-                name: p.display().to_string(),
-                image: load_photo(p).map_err(|e| e.to_string()),
-            })
-            .collect();
-        let started = Instant::now();
-        let run = replay_series(&set, Some(side), args.rules, None, photos);
+        // A video is watched for settled frames as part of the replay; photos are loaded
+        // before the clock starts, as a camera would have them ready.
+        let mut watch = None;
+        let (photos, started) = if args.video {
+            let started = Instant::now();
+            let (photos, w) = settled_frames(&game.dir.join(GAME_VIDEO), SETTLE_S)?;
+            watch = Some(w);
+            (photos, started)
+        } else {
+            let photos: Vec<SeriesPhoto> = series_photos(&game.dir, PhotoOrder::Name)?
+                .iter()
+                .map(|p| SeriesPhoto {
+                    name: p.display().to_string(),
+                    image: load_photo(p).map_err(|e| e.to_string()),
+                })
+                .collect();
+            (photos, Instant::now())
+        };
+        let run = replay_series(&set, Some(side), args.rules, None, &photos);
         let replay_s = started.elapsed().as_secs_f64();
-        results.push(compare(
-            &set,
-            side,
-            &args.rules,
-            i,
-            &game.history,
-            &run,
-            replay_s,
-        ));
+        let mut result = compare(&set, side, &args.rules, i, &game.history, &run, replay_s);
+        if let Some(w) = watch {
+            result.video_frames = Some(w.frames);
+            result.watch_ms_per_frame = Some(w.watch_ms_per_frame);
+        }
+        results.push(result);
         bar.inc(1);
     }
     bar.finish_and_clear();
@@ -306,6 +337,8 @@ fn compare(
         trusted: reasons.is_empty(),
         reason: (!reasons.is_empty()).then(|| reasons.join("; ")),
         replay_s,
+        video_frames: None,
+        watch_ms_per_frame: None,
     }
 }
 
@@ -318,6 +351,7 @@ fn ratio(a: usize, b: usize) -> f64 {
 }
 
 fn summarise(args: &EvalCamouflage<'_>, results: &[GameResult]) -> Summary {
+    let video_frames: usize = results.iter().filter_map(|r| r.video_frames).sum();
     let sum = |f: fn(&GameResult) -> usize| results.iter().map(f).sum::<usize>();
     let mut times: Vec<f64> = results.iter().map(|r| r.replay_s).collect();
     times.sort_by(f64::total_cmp);
@@ -339,6 +373,7 @@ fn summarise(args: &EvalCamouflage<'_>, results: &[GameResult]) -> Summary {
     let plays = sum(|r| r.plays);
     let all_right = |r: &GameResult| r.found == r.plays && r.scores_exact;
     Summary {
+        video: args.video,
         set: args.set.display().to_string(),
         games: results.len(),
         seed: args.seed,
@@ -369,17 +404,34 @@ fn summarise(args: &EvalCamouflage<'_>, results: &[GameResult]) -> Summary {
         replay_s_median: times.get(times.len() / 2).copied().unwrap_or(0.0),
         replay_s_max: times.last().copied().unwrap_or(0.0),
         photos_per_s: photos as f64 / times.iter().sum::<f64>().max(1e-9),
+        video_frames: args.video.then_some(video_frames),
+        watch_ms_per_frame_median: args.video.then(|| {
+            let mut w: Vec<f64> = results
+                .iter()
+                .filter_map(|r| r.watch_ms_per_frame)
+                .collect();
+            w.sort_by(f64::total_cmp);
+            w.get(w.len() / 2).copied().unwrap_or(0.0)
+        }),
+        replay_ms_per_frame: args
+            .video
+            .then(|| 1000.0 * times.iter().sum::<f64>() / video_frames.max(1) as f64),
         undecided_reasons,
     }
 }
 
 fn print_summary(s: &Summary) -> Result<()> {
     outln!(
-        "{} games of {} players ({}), {} photos {} {}, seed {}",
+        "{} games of {} players ({}), {} {} {} {}, seed {}",
         s.games,
         s.players,
         s.mode,
         s.photos,
+        if s.video {
+            "settled video frames"
+        } else {
+            "photos"
+        },
         s.size,
         s.degradation,
         s.seed
@@ -419,5 +471,15 @@ fn print_summary(s: &Summary) -> Result<()> {
         s.replay_s_max,
         s.photos_per_s
     );
+    if let (Some(frames), Some(watch), Some(all)) = (
+        s.video_frames,
+        s.watch_ms_per_frame_median,
+        s.replay_ms_per_frame,
+    ) {
+        outln!(
+            "video: {frames} frames; decoding and watching {watch:.1} ms a frame (median of \
+             games), the whole replay {all:.1} ms a frame"
+        );
+    }
     Ok(())
 }

@@ -80,6 +80,8 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             wild_centers,
             timer,
             annotate,
+            settle,
+            order,
             camera_calibration,
             output,
         }) => replay::replay(replay::CamouflageReplay {
@@ -93,6 +95,12 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             },
             camera_calibration: camera_calibration.as_deref(),
             annotate: annotate.as_deref(),
+            settle_s: settle,
+            order: match order {
+                crate::cli::OrderArg::Auto => replay::PhotoOrder::Auto,
+                crate::cli::OrderArg::Name => replay::PhotoOrder::Name,
+                crate::cli::OrderArg::Time => replay::PhotoOrder::Time,
+            },
             output,
         }),
         Command::Camouflage(CamouflageCommand::Puzzle {
@@ -156,6 +164,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             size,
             degradation,
             keep,
+            video,
             output,
         }) => eval_camouflage::camouflage(eval_camouflage::EvalCamouflage {
             set: &set,
@@ -172,6 +181,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             size,
             degradation,
             keep,
+            video,
             output,
         }),
         Command::Eval(EvalCommand::CamouflagePuzzle {
@@ -221,6 +231,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             series,
             players,
             mistakes,
+            video,
             puzzles,
             puzzle,
             side,
@@ -235,6 +246,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             series: series.then_some(usize::from(players)),
             mistakes,
             puzzles: puzzles.then_some(puzzle.as_deref()),
+            video,
             side: side.as_deref(),
             size,
             degradation,

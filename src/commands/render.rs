@@ -17,6 +17,7 @@ use tablejudge_rules::camouflage::{
     CardIdx, DeckIdx, History, PlacementRules, Play, Player, Puzzle, SideIdx,
 };
 use tablejudge_rules::Turn;
+use tablejudge_vision::video::VideoFileWriter;
 
 use crate::cli::{DegradationArg, DistractorsArg};
 use crate::input::{load_camouflage_set, load_layers_set};
@@ -120,6 +121,8 @@ pub struct RenderCamouflage<'a> {
     pub mistakes: f64,
     /// Render solo puzzles instead of boards: all of the set's in turn, or the one named.
     pub puzzles: Option<Option<&'a str>>,
+    /// Games as a video file each instead of photos.
+    pub video: bool,
     pub side: Option<&'a str>,
     pub size: (u32, u32),
     pub degradation: DegradationArg,
@@ -192,9 +195,19 @@ struct Series {
     history: History,
 }
 
+/// A rendered game's video: its name, frame rate, and how many frames each shot is held. A
+/// shot with a hand is held too short to pass for a settled table.
+pub const GAME_VIDEO: &str = "game.avi";
+const VIDEO_FPS: f64 = 8.0;
+const HAND_FRAMES: usize = 2;
+const BOARD_FRAMES: usize = 6;
+
 #[derive(serde::Serialize)]
 struct SeriesEntry {
     file: String,
+    /// In a video, the shot's first frame.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    video_frame: Option<usize>,
     /// Cards on the table.
     cards: usize,
     /// A hand is over the table.
@@ -264,28 +277,61 @@ pub fn camouflage_game(
             })
             .collect::<Result<_>>()?,
     };
+    // In a video every card is laid by a hand seen over the table.
+    let hand_chance = if args.video { 1.0 } else { 0.3 };
     let frames = random_series(
         set,
         &board,
         rng,
         args.size,
         degradation(args.degradation),
-        0.3,
+        hand_chance,
     )
     .with_context(|| format!("game {i}"))?;
     let dir = args.out.join(format!("game_{i:04}"));
     create_out(&dir)?;
     let mut entries = Vec::with_capacity(frames.len());
+    let mut video = if args.video {
+        let path = dir.join(GAME_VIDEO);
+        let writer = VideoFileWriter::create(&path, VIDEO_FPS, args.size)
+            .with_context(|| format!("writing {}", path.display()))?;
+        Some(writer)
+    } else {
+        None
+    };
+    let mut at = 0;
     for (k, frame) in frames.iter().enumerate() {
         let scene = render_camouflage(set, &frame.spec)
             .with_context(|| format!("rendering game {i}, photo {k}"))?;
-        let stem = dir.join(format!("frame_{k:04}"));
-        write_photo(&stem, &scene.jpeg()?, &scene.truth)?;
-        entries.push(SeriesEntry {
-            file: format!("frame_{k:04}.jpg"),
-            cards: frame.cards,
-            hand: frame.hand,
-        });
+        if let Some(writer) = &mut video {
+            let hold = if frame.hand {
+                HAND_FRAMES
+            } else {
+                BOARD_FRAMES
+            };
+            for _ in 0..hold {
+                writer.write(&scene.image)?;
+            }
+            entries.push(SeriesEntry {
+                file: GAME_VIDEO.into(),
+                video_frame: Some(at),
+                cards: frame.cards,
+                hand: frame.hand,
+            });
+            at += hold;
+        } else {
+            let stem = dir.join(format!("frame_{k:04}"));
+            write_photo(&stem, &scene.jpeg()?, &scene.truth)?;
+            entries.push(SeriesEntry {
+                file: format!("frame_{k:04}.jpg"),
+                video_frame: None,
+                cards: frame.cards,
+                hand: frame.hand,
+            });
+        }
+    }
+    if let Some(writer) = video {
+        writer.finish()?;
     }
     let series = Series {
         format: "tablejudge/camouflage-series@1",
@@ -305,6 +351,7 @@ pub fn camouflage_game(
 /// A game rendered as a photo series.
 pub struct RenderedGame {
     pub dir: PathBuf,
+    /// Photos, or shots of the video.
     pub photos: usize,
     pub history: History,
 }

@@ -1,6 +1,8 @@
-//! `tablejudge camouflage replay`: a game from a folder of photos, one after each card.
+//! `tablejudge camouflage replay`: a game from a folder of photos, one after each card, or
+//! from a video of the table.
 
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use anyhow::Result;
 use image::RgbImage;
@@ -13,6 +15,7 @@ use tablejudge_vision::camouflage::{
     read_camouflage, CamouflageReadOptions, CamouflageReading, FrameOutcome, Replay, SideColours,
     Tracker,
 };
+use tablejudge_vision::video::{is_video, FrameState, SettleDetector, VideoReader};
 use tablejudge_vision::Camera;
 
 use super::camouflage::annotated;
@@ -21,7 +24,7 @@ use crate::annotate::CellMark;
 use crate::cli::Output;
 use crate::input::load_camouflage_set;
 use crate::outcome::{BadInput, Outcome};
-use crate::photo::{load_camera, load_photo, save_image};
+use crate::photo::{load_camera, load_photo, save_image, taken_at};
 
 /// Format tag of `camouflage replay --json`.
 const REPLAY_FORMAT: &str = "tablejudge/camouflage-replay@1";
@@ -34,6 +37,10 @@ pub struct CamouflageReplay<'a> {
     pub rules: GameRules,
     pub camera_calibration: Option<&'a Path>,
     pub annotate: Option<&'a Path>,
+    /// In a video, how long the table must be still before a frame is read, seconds.
+    pub settle_s: f64,
+    /// How a folder's photos are ordered.
+    pub order: PhotoOrder,
     pub output: Output,
 }
 
@@ -53,8 +60,19 @@ pub struct ReplayRun {
     pub report: Result<GameReport, String>,
 }
 
-/// The photos of a folder in file-name order (the order a camera numbers them).
-pub fn series_photos(folder: &Path) -> Result<Vec<PathBuf>> {
+/// How the photos of a folder are put in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PhotoOrder {
+    /// By the time in their EXIF tags when every photo has one, else by file name.
+    Auto,
+    /// By file name (the order a camera numbers them).
+    Name,
+    /// By the time in their EXIF tags; photos without one are bad input.
+    Time,
+}
+
+/// The photos of a folder, in `order`.
+pub fn series_photos(folder: &Path, order: PhotoOrder) -> Result<Vec<PathBuf>> {
     let entries = std::fs::read_dir(folder).map_err(|e| {
         BadInput(format!(
             "{}: cannot list the folder ({e}): give a folder of photos, one after each card",
@@ -78,7 +96,87 @@ pub fn series_photos(folder: &Path) -> Result<Vec<PathBuf>> {
         ))
         .into());
     }
-    Ok(photos)
+    if order == PhotoOrder::Name {
+        return Ok(photos);
+    }
+    let times: Vec<Option<String>> = photos.iter().map(|p| taken_at(p)).collect();
+    let missing: Vec<String> = photos
+        .iter()
+        .zip(&times)
+        .filter(|(_, t)| t.is_none())
+        .map(|(p, _)| p.display().to_string())
+        .collect();
+    if !missing.is_empty() {
+        if order == PhotoOrder::Time {
+            return Err(BadInput(format!(
+                "{} photo{} without an EXIF time (DateTimeOriginal): {}; order them by name \
+                 with --order name",
+                missing.len(),
+                if missing.len() == 1 { "" } else { "s" },
+                missing.join(", ")
+            ))
+            .into());
+        }
+        return Ok(photos);
+    }
+    // A stable sort: photos taken in the same instant stay in name order.
+    let mut timed: Vec<(String, PathBuf)> = times.into_iter().flatten().zip(photos).collect();
+    timed.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(timed.into_iter().map(|(_, p)| p).collect())
+}
+
+/// What watching a video took.
+#[derive(Debug, Serialize)]
+pub struct VideoWatch {
+    pub frames: usize,
+    pub fps: f64,
+    /// Frames where the table had settled into a new state: the ones read.
+    pub settled: usize,
+    /// Decoding and watching for stillness, per frame, on one core.
+    pub watch_ms_per_frame: f64,
+}
+
+/// The frames of a video where the table settles into a new state (still for `settle_s`
+/// seconds and unlike the last such frame), named `frame_NNNNNN` by their index.
+pub fn settled_frames(path: &Path, settle_s: f64) -> Result<(Vec<SeriesPhoto>, VideoWatch)> {
+    let mut video = VideoReader::open(path).map_err(|e| BadInput(format!("{e}")))?;
+    let fps = video.fps();
+    let mut detector = SettleDetector::new((settle_s * fps).ceil() as usize);
+    let mut photos = Vec::new();
+    let started = Instant::now();
+    let mut frames = 0;
+    loop {
+        let frame = match video.next_frame() {
+            Ok(Some(f)) => f,
+            Ok(None) => break,
+            // A damaged frame ends what can be read; the frames before it still count.
+            Err(e) => {
+                photos.push(SeriesPhoto {
+                    name: format!("frame_{frames:06}"),
+                    image: Err(format!("the video cannot be decoded from here on: {e}")),
+                });
+                break;
+            }
+        };
+        if detector.push(&frame) == FrameState::Settled {
+            photos.push(SeriesPhoto {
+                name: format!("frame_{frames:06}"),
+                image: Ok(frame),
+            });
+        }
+        frames += 1;
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    if frames == 0 {
+        return Err(BadInput(format!("{}: the video has no frames", path.display())).into());
+    }
+    let watch = VideoWatch {
+        frames,
+        fps,
+        settled: photos.iter().filter(|p| p.image.is_ok()).count(),
+        watch_ms_per_frame: 1000.0 * elapsed / frames as f64,
+    };
+    Ok((photos, watch))
 }
 
 /// Reads every photo (in parallel), then replays them in order and scores the game.
@@ -87,7 +185,7 @@ pub fn replay_series(
     side: Option<SideIdx>,
     rules: GameRules,
     camera: Option<&Camera>,
-    photos: Vec<SeriesPhoto>,
+    photos: &[SeriesPhoto],
 ) -> ReplayRun {
     let options = CamouflageReadOptions {
         colours: Some(SideColours { set, side }),
@@ -121,7 +219,7 @@ pub fn replay_series(
     let side_name = set.side(side).name.clone();
     readings
         .par_iter_mut()
-        .zip(&photos)
+        .zip(photos)
         .filter(|(r, _)| matches!(r, Ok(r) if r.side.as_deref() != Some(side_name.as_str())))
         .for_each(|(r, p)| *r = read(p, &forced));
     // Every reading is now of the game's side.
@@ -161,7 +259,7 @@ pub fn replay_series(
         Err(e) => Err(e.clone()),
     };
     ReplayRun {
-        names: photos.into_iter().map(|p| p.name).collect(),
+        names: photos.iter().map(|p| p.name.clone()).collect(),
         readings,
         replay,
         history,
@@ -215,18 +313,23 @@ pub fn replay(args: CamouflageReplay<'_>) -> Result<Outcome> {
             ))
         })?;
     }
-    let paths = series_photos(args.source)?;
-    let photos: Vec<SeriesPhoto> = paths
-        .iter()
-        .map(|p| SeriesPhoto {
-            name: p
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            image: load_photo(p).map_err(|e| e.to_string()),
-        })
-        .collect();
-    let run = replay_series(&set, side, args.rules, camera.as_ref(), photos);
+    let (photos, watch) = if args.source.is_file() && is_video(args.source) {
+        let (photos, watch) = settled_frames(args.source, args.settle_s)?;
+        (photos, Some(watch))
+    } else {
+        let photos = series_photos(args.source, args.order)?
+            .iter()
+            .map(|p| SeriesPhoto {
+                name: p
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                image: load_photo(p).map_err(|e| e.to_string()),
+            })
+            .collect();
+        (photos, None)
+    };
+    let run = replay_series(&set, side, args.rules, camera.as_ref(), &photos);
 
     let mut reasons = run.replay.doubts.clone();
     if let Err(e) = &run.report {
@@ -243,11 +346,11 @@ pub fn replay(args: CamouflageReplay<'_>) -> Result<Outcome> {
     };
 
     if let Some(dir) = args.annotate {
-        annotate_series(&paths, &run, &placements, dir)?;
+        annotate_series(&photos, &run, &placements, dir)?;
     }
     let source = args.source.display().to_string();
     if args.output.json {
-        let photos: Vec<PhotoJson> = run
+        let frames: Vec<PhotoJson> = run
             .names
             .iter()
             .zip(&run.replay.frames)
@@ -259,12 +362,23 @@ pub fn replay(args: CamouflageReplay<'_>) -> Result<Outcome> {
             "status": status,
             "reason": (!reasons.is_empty()).then(|| reasons.join("; ")),
             "rules": args.rules,
-            "photos": photos,
+            "video": watch,
+            "photos": frames,
             "placements": placements,
             "history": run.history.as_ref().ok(),
             "report": run.report.as_ref().ok(),
         }))?;
     } else {
+        if let Some(w) = &watch {
+            outln!(
+                "{source}: {} frames at {:.0} frames/s, {} where the table settled; watching \
+                 took {:.1} ms a frame",
+                w.frames,
+                w.fps,
+                w.settled,
+                w.watch_ms_per_frame
+            );
+        }
         print_text(&source, &run, &placements, &reasons)?;
     }
     Ok(match status {
@@ -398,13 +512,13 @@ fn describe_fault(f: &Fault) -> String {
 
 /// An annotated copy of every photo, its banner saying what the replay made of it.
 fn annotate_series(
-    paths: &[PathBuf],
+    photos: &[SeriesPhoto],
     run: &ReplayRun,
     placements: &[PlacementJson],
     dir: &Path,
 ) -> Result<()> {
-    for (i, path) in paths.iter().enumerate() {
-        let Ok(image) = load_photo(path) else {
+    for (i, photo) in photos.iter().enumerate() {
+        let Ok(image) = &photo.image else {
             continue;
         };
         let (banner, mark) = match &run.replay.frames[i] {
@@ -445,13 +559,14 @@ fn annotate_series(
         };
         let out = dir.join(format!(
             "{}.png",
-            path.file_stem()
+            Path::new(&photo.name)
+                .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| format!("photo_{i}"))
         ));
         let img = match &run.readings[i] {
-            Ok(reading) => annotated(&image, reading, &banner, mark),
-            Err(_) => crate::annotate::annotate(&image, &[], &banner, mark),
+            Ok(reading) => annotated(image, reading, &banner, mark),
+            Err(_) => crate::annotate::annotate(image, &[], &banner, mark),
         };
         save_image(&img, &out)?;
     }
