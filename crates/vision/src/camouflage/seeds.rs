@@ -200,8 +200,9 @@ fn stock_around(
 struct Edges {
     width: i32,
     height: i32,
-    /// `(gx, gy)` per pixel, row-major.
-    grad: Vec<[f32; 2]>,
+    /// Gradient magnitude and direction (radians in 0..π) per pixel, row-major; computed
+    /// once, as every symbol's window looks at them.
+    grad: Vec<(f32, f32)>,
 }
 
 impl Edges {
@@ -224,7 +225,15 @@ impl Edges {
                 let c = (0..3)
                     .max_by_key(|&c| i32::from(gx[c]).pow(2) + i32::from(gy[c]).pow(2))
                     .unwrap_or(0);
-                [f32::from(gx[c]), f32::from(gy[c])]
+                let (gx, gy) = (f32::from(gx[c]), f32::from(gy[c]));
+                let m = gx.hypot(gy);
+                // Weak gradients are never looked at (see `square_around`).
+                let angle = if m < MIN_EDGE {
+                    0.0
+                } else {
+                    gy.atan2(gx).rem_euclid(std::f32::consts::PI)
+                };
+                (m, angle)
             })
             .collect();
         Ok(Edges {
@@ -234,6 +243,9 @@ impl Edges {
         })
     }
 }
+
+/// Gradient magnitude (Sobel, 8-bit) below which a pixel is not on an edge.
+const MIN_EDGE: f32 = 40.0;
 
 /// The card square around a symbol, from the lattice lines near it: the two strongest edge
 /// directions (the lattice's two families of lines, not square to each other in a tilted
@@ -263,12 +275,10 @@ fn square_around(edges: &Edges, symbol: &Symbol) -> Option<Seed> {
             if dx.abs().max(dy.abs()) < 0.6 * s {
                 continue;
             }
-            let [gx, gy] = edges.grad[(y * edges.width + x) as usize];
-            let m = gx.hypot(gy);
-            if m < 40.0 {
+            let (m, angle) = edges.grad[(y * edges.width + x) as usize];
+            if m < MIN_EDGE {
                 continue;
             }
-            let angle = gy.atan2(gx).rem_euclid(std::f32::consts::PI);
             hist[((angle / std::f32::consts::PI * BINS as f32) as usize).min(BINS - 1)] += m;
             samples.push(([dx, dy], angle, m));
         }
@@ -350,13 +360,16 @@ fn lines_along(
             profile[k as usize] += m;
         }
     }
-    // Strength within a pixel of offset t.
+    // Strength within a pixel of offset t, from running sums (this is the inner loop).
+    let mut running = vec![0.0f32; bins + 1];
+    for (i, &p) in profile.iter().enumerate() {
+        running[i + 1] = running[i] + p;
+    }
     let near = |t: f32| -> f32 {
         let k = ((t + reach) * 2.0).round() as i64;
-        (k - 2..=k + 2)
-            .filter(|&i| i >= 0 && (i as usize) < bins)
-            .map(|i| profile[i as usize])
-            .sum()
+        let lo = (k - 2).clamp(0, bins as i64) as usize;
+        let hi = (k + 3).clamp(0, bins as i64) as usize;
+        running[hi] - running[lo]
     };
     let mut best = (0.0f32, 0.0f32, 0.0f32);
     let mut side = min_side;
