@@ -235,6 +235,8 @@ pub fn replay_series(
         }
     }
     let mut replay = tracker.finish();
+    let order = replay.order_doubts(set, side, &rules);
+    replay.doubts.extend(order);
     let history = replay.history(set, side);
     if rules.mode == Mode::Diversify && !replay.unsure_contacts.is_empty() {
         let cards: Vec<&str> = replay

@@ -13,8 +13,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 use tablejudge_rules::camouflage::{
-    Board, CamouflageSet, CardIdx, DeckIdx, History, LatticePos, Placement, PlacementRules, Play,
-    Player, SideIdx, CENTRE_CHAR,
+    score, Board, CamouflageSet, CardIdx, DeckIdx, GameReport, GameRules, History, LatticePos,
+    Placement, PlacementRules, Play, Player, SideIdx, CENTRE_CHAR,
 };
 use tablejudge_rules::{Pos, Turn};
 
@@ -148,6 +148,78 @@ impl Replay {
             start: self.cards[..3].iter().map(|c| c.placement).collect(),
             plays,
         })
+    }
+
+    /// Cards of different players that appeared between the same two photos and do not
+    /// overlap, so the photos cannot show which was laid first: when another order of them
+    /// changes the scores, the ranking or the winners (who went out first, say), why. Orders
+    /// of overlapping cards are the tracker's own doubts.
+    pub fn order_doubts(
+        &self,
+        set: &CamouflageSet,
+        side: SideIdx,
+        rules: &GameRules,
+    ) -> Vec<String> {
+        let Ok(history) = self.history(set, side) else {
+            return Vec::new();
+        };
+        let outcome = |h: &History| {
+            score(set, rules, h).ok().map(|r: GameReport| {
+                let scores: Vec<u32> = r.players.iter().map(|p| p.score).collect();
+                (scores, r.ranking, r.winners)
+            })
+        };
+        let Some(base) = outcome(&history) else {
+            return Vec::new();
+        };
+        let mut doubts = Vec::new();
+        let plays = &self.cards[3..];
+        let mut start = 0;
+        while start < plays.len() {
+            let frame = plays[start].frame;
+            let end = start
+                + plays[start..]
+                    .iter()
+                    .take_while(|c| c.frame == frame)
+                    .count();
+            let group = start..end;
+            start = end;
+            let players: HashSet<usize> = group.clone().map(|k| history.plays[k].player).collect();
+            let overlap = group.clone().any(|a| {
+                group.clone().filter(|&b| b > a).any(|b| {
+                    let (p, q) = (plays[a].placement.centre, plays[b].placement.centre);
+                    (p.row - q.row).abs() <= 2 && (p.col - q.col).abs() <= 2
+                })
+            });
+            if players.len() < 2 || overlap || group.len() > MAX_ORDERED {
+                continue;
+            }
+            let mut differs = false;
+            permutations(group.len(), &mut |perm| {
+                if differs {
+                    return;
+                }
+                let mut other = history.clone();
+                for (i, &k) in perm.iter().enumerate() {
+                    other.plays[group.start + i] = history.plays[group.start + k];
+                }
+                differs = outcome(&other).is_some_and(|o| o != base);
+            });
+            if differs {
+                let cards: Vec<&str> = group
+                    .clone()
+                    .map(|k| set.card(plays[k].placement.card).id.as_str())
+                    .collect();
+                doubts.push(format!(
+                    "cards {} of different players appeared together in photo {}, and which \
+                     was laid first, which no photo shows, changes the scores or the winner: \
+                     take a photo after each card",
+                    cards.join(", "),
+                    frame + 1
+                ));
+            }
+        }
+        doubts
     }
 }
 

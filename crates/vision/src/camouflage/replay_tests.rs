@@ -286,3 +286,51 @@ fn a_moved_card_is_not_taken_for_a_new_one() {
         replay.doubts
     );
 }
+
+#[test]
+fn two_players_last_cards_in_one_photo_leave_the_speed_round_winner_in_doubt() {
+    let speed = GameRules {
+        mode: Mode::SpeedRound,
+        wild_centres: false,
+        timer: TimerLevel::Beginners,
+    };
+    let mut tried = 0;
+    for seed in 1..40 {
+        let (set, _, tables) = game(seed);
+        let mut tracker = Tracker::new(&set, SideIdx(0), PlacementRules::GAME);
+        for (i, t) in tables.iter().enumerate() {
+            tracker.observe(&as_read(t, (i % 4) as u8));
+        }
+        let mut replay = tracker.finish();
+        let n = replay.cards.len();
+        let (a, b) = (replay.cards[n - 2].placement, replay.cards[n - 1].placement);
+        let apart =
+            (a.centre.row - b.centre.row).abs() > 2 || (a.centre.col - b.centre.col).abs() > 2;
+        let history = replay.history(&set, SideIdx(0)).unwrap();
+        let k = history.plays.len();
+        if !apart || history.plays[k - 1].player == history.plays[k - 2].player {
+            continue;
+        }
+        // Each photo shows its card: the order is known, nothing is doubted.
+        assert!(replay.order_doubts(&set, SideIdx(0), &speed).is_empty());
+        // Whether the order matters: the scores (a card after the winner went out does not
+        // count), ranking and winners with the last two swapped.
+        let mut swapped = history.clone();
+        swapped.plays.swap(k - 1, k - 2);
+        let outcome = |h| {
+            let r = score(&set, &speed, h).unwrap();
+            let scores: Vec<u32> = r.players.iter().map(|p| p.score).collect();
+            (scores, r.ranking, r.winners)
+        };
+        let matters = outcome(&history) != outcome(&swapped);
+        // The last two cards first seen in one photo.
+        replay.cards[n - 1].frame = replay.cards[n - 2].frame;
+        let doubts = replay.order_doubts(&set, SideIdx(0), &speed);
+        assert_eq!(!doubts.is_empty(), matters, "seed {seed}: {doubts:?}");
+        if matters {
+            assert!(doubts[0].contains("which was laid first"), "{doubts:?}");
+            tried += 1;
+        }
+    }
+    assert!(tried > 0, "no game whose last two cards decide the winner");
+}
