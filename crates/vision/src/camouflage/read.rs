@@ -533,28 +533,13 @@ fn card_like_squares(
     let inside = (0..rows * cols)
         .map(|i| !covered[i] && card_like(LatticePos::new((i / cols) as i32, (i % cols) as i32)))
         .collect();
-    // Just outside the block, where a card whose centre was missed may stick out. Nothing
-    // covers a card out there, so it shows at least two squares of the ring side by side
-    // (three along a side, two around a corner; only a card touching the block at one corner
-    // shows one): a lone square unlike the table is the cloth's pattern (a flower).
-    let ring: Vec<LatticePos> = (-1..=r1)
+    // Just outside the block, where a card whose centre was missed may stick out.
+    let beyond = (-1..=r1)
         .flat_map(|r| (-1..=c1).map(move |c| LatticePos::new(r, c)))
         .filter(|p| p.row < 0 || p.col < 0 || p.row >= r1 || p.col >= c1)
         .filter(|&p| card_like(p))
         .collect();
-    (inside, sticking_out(&ring))
-}
-
-/// The squares of the ring around the block with another such square beside them (see
-/// `card_like_squares`).
-fn sticking_out(ring: &[LatticePos]) -> Vec<LatticePos> {
-    ring.iter()
-        .copied()
-        .filter(|p| {
-            ring.iter()
-                .any(|q| q != p && (q.row - p.row).abs() <= 1 && (q.col - p.col).abs() <= 1)
-        })
-        .collect()
+    (inside, beyond)
 }
 
 /// A square closer than this (ΔE) to a square of the table is table, however even the table
@@ -791,22 +776,4 @@ pub(crate) fn symbol_similarity(a: &[f32], b: &[f32]) -> f32 {
                 .sum::<f32>()
         })
         .fold(f32::MIN, f32::max)
-}
-
-#[cfg(test)]
-mod ring_tests {
-    use super::*;
-
-    #[test]
-    fn a_lone_square_outside_the_block_is_the_cloth_and_a_card_edge_is_not() {
-        let p = LatticePos::new;
-        // A card's edge sticking out along the top, and around a corner.
-        assert_eq!(
-            sticking_out(&[p(-1, 2), p(-1, 3), p(-1, 4)]),
-            [p(-1, 2), p(-1, 3), p(-1, 4)]
-        );
-        assert_eq!(sticking_out(&[p(-1, 0), p(0, -1)]), [p(-1, 0), p(0, -1)]);
-        // Flowers on the cloth, one here and one there.
-        assert!(sticking_out(&[p(-1, 2), p(5, -1), p(-1, 6)]).is_empty());
-    }
 }
