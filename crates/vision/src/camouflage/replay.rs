@@ -475,6 +475,18 @@ impl<'a> Tracker<'a> {
                 doubts.push(d.text.clone());
             }
         }
+        // Squares that still look like a card no card found explains: a card missed.
+        let mut left: Vec<LatticePos> = self.ghosts.keys().copied().collect();
+        left.sort();
+        if !left.is_empty() {
+            doubts.push(format!(
+                "square{} {} still look{} like a card that no card found explains: a card \
+                 whose centre was never seen; retake the photos with every centre in view",
+                if left.len() == 1 { "" } else { "s" },
+                list(&left[..left.len().min(6)]),
+                if left.len() == 1 { "s" } else { "" }
+            ));
+        }
         match self.frames.last() {
             None => doubts.push("no photo was given".into()),
             Some(FrameOutcome::Skipped { reason }) => doubts.push(format!(
