@@ -77,6 +77,15 @@ pub struct CameraFile {
     pub rms: Option<f64>,
 }
 
+/// The lens calibration a photo command was given, if any.
+pub fn photo_camera(options: &crate::cli::PhotoOptions) -> Result<Option<Camera>> {
+    options
+        .camera_calibration
+        .as_deref()
+        .map(load_camera)
+        .transpose()
+}
+
 /// Reads a camera calibration file (`tablejudge/camera@1`).
 pub fn load_camera(path: &Path) -> Result<Camera> {
     let text = read_text(path)?;

@@ -169,6 +169,19 @@ fn replay(folder: &str, set: &Path, mode: &str, extra: &[&str]) -> Run {
     tablejudge(args)
 }
 
+/// Game 0 rendered clean at 960×720 with `--series` and `extra`: its folder and `series.json`.
+fn rendered_series(dir: &Path, extra: &[&str]) -> (std::path::PathBuf, serde_json::Value) {
+    let set = root().join("models/camouflage/reference.json");
+    let mut args = vec!["--series", "--size", "960x720", "--degradation", "clean"];
+    args.extend_from_slice(extra);
+    let run = render_camouflage(&set, dir, &args);
+    assert_exit!(run, 0);
+    let game = dir.join("game_0000");
+    let series =
+        serde_json::from_str(&std::fs::read_to_string(game.join("series.json")).unwrap()).unwrap();
+    (game, series)
+}
+
 /// A game rendered as a clean photo series: its folder and `series.json`.
 fn rendered_game(
     dir: &Path,
@@ -176,29 +189,10 @@ fn rendered_game(
     players: &str,
     mistakes: &str,
 ) -> (std::path::PathBuf, serde_json::Value) {
-    let set = root().join("models/camouflage/reference.json");
-    let run = render_camouflage(
-        &set,
+    rendered_series(
         dir,
-        &[
-            "--series",
-            "--players",
-            players,
-            "--mistakes",
-            mistakes,
-            "--seed",
-            seed,
-            "--size",
-            "960x720",
-            "--degradation",
-            "clean",
-        ],
-    );
-    assert_exit!(run, 0);
-    let game = dir.join("game_0000");
-    let series =
-        serde_json::from_str(&std::fs::read_to_string(game.join("series.json")).unwrap()).unwrap();
-    (game, series)
+        &["--players", players, "--mistakes", mistakes, "--seed", seed],
+    )
 }
 
 /// The card ids of the set, by index, and the ids of the cards a rendered game's players
@@ -223,12 +217,9 @@ fn played_cards(set: &Path, series: &serde_json::Value) -> Vec<String> {
 
 /// A rendered game as a video, `game.avi`, in its folder with `series.json`.
 fn rendered_video(dir: &Path, seed: &str) -> (std::path::PathBuf, serde_json::Value) {
-    let set = root().join("models/camouflage/reference.json");
-    let run = render_camouflage(
-        &set,
+    let (game, series) = rendered_series(
         dir,
         &[
-            "--series",
             "--video",
             "--players",
             "2",
@@ -236,16 +227,8 @@ fn rendered_video(dir: &Path, seed: &str) -> (std::path::PathBuf, serde_json::Va
             "0",
             "--seed",
             seed,
-            "--size",
-            "960x720",
-            "--degradation",
-            "clean",
         ],
     );
-    assert_exit!(run, 0);
-    let game = dir.join("game_0000");
-    let series =
-        serde_json::from_str(&std::fs::read_to_string(game.join("series.json")).unwrap()).unwrap();
     (game.join("game.avi"), series)
 }
 

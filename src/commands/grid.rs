@@ -11,7 +11,7 @@ use crate::annotate::{annotate, grid_to_image, CellMark, CellNote, GridNote};
 use crate::cli::{Output, PhotoOptions};
 use crate::input::load_palette;
 use crate::outcome::{BadInput, Outcome};
-use crate::photo::{load_camera, load_photo, save_image};
+use crate::photo::{load_photo, photo_camera, save_image};
 
 pub struct GridRead<'a> {
     pub photo: &'a Path,
@@ -25,12 +25,7 @@ pub struct GridRead<'a> {
 
 pub fn read(args: GridRead<'_>) -> Result<Outcome> {
     let palette = args.palette.map(load_palette).transpose()?;
-    let camera = args
-        .photo_options
-        .camera_calibration
-        .as_deref()
-        .map(load_camera)
-        .transpose()?;
+    let camera = photo_camera(args.photo_options)?;
     let image = load_photo(args.photo)?;
     let source = args.photo.display().to_string();
     let options = ReadOptions {

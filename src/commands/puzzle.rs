@@ -15,7 +15,7 @@ use crate::annotate::{annotate, CellMark};
 use crate::cli::{Output, PhotoOptions};
 use crate::input::load_camouflage_set;
 use crate::outcome::{BadInput, Outcome};
-use crate::photo::{load_camera, load_photo, save_image};
+use crate::photo::{load_photo, photo_camera, save_image};
 
 /// Format tag of `camouflage puzzle --json`.
 const PUZZLE_FORMAT: &str = "tablejudge/camouflage-puzzle@1";
@@ -43,12 +43,7 @@ pub fn puzzle(args: CamouflagePuzzle<'_>) -> Result<Outcome> {
             }
         ))
     })?;
-    let camera = args
-        .photo_options
-        .camera_calibration
-        .as_deref()
-        .map(load_camera)
-        .transpose()?;
+    let camera = photo_camera(args.photo_options)?;
     let image = load_photo(args.photo)?;
     let source = args.photo.display().to_string();
     let options = CamouflageReadOptions {
