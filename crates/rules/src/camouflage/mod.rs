@@ -16,7 +16,9 @@ pub use game::{
     card_points, rank, score, Fault, GameReport, GameRules, History, HistoryError, Mode, Play,
     PlayReport, Player, PlayerReport, TimerLevel,
 };
-pub use puzzle::{check_arrangement, footprint, solve, NotSolved, PuzzleFault, Solved};
+pub use puzzle::{
+    check_arrangement, cropped_outline, footprint, solve, NotSolved, PuzzleFault, Solved,
+};
 pub use set::{
     CamouflageProblem, CamouflageSet, Card, CardIdx, Deck, DeckIdx, Face, OutlineSquare, Pattern,
     Puzzle, RawCamouflageSet, RawCard, RawDeck, RawPattern, RawPuzzle, Side, SideIdx, Square,

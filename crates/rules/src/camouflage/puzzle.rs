@@ -81,7 +81,7 @@ pub fn footprint(placements: &[Placement]) -> Option<Grid<OutlineSquare>> {
 }
 
 /// The outline cropped to its non-empty squares (an outline may have empty margins).
-fn cropped(outline: &Grid<OutlineSquare>) -> Option<(Pos, Grid<OutlineSquare>)> {
+pub fn cropped_outline(outline: &Grid<OutlineSquare>) -> Option<(Pos, Grid<OutlineSquare>)> {
     let used: Vec<Pos> = outline
         .iter()
         .filter(|(_, &s)| s != OutlineSquare::Empty)
@@ -136,7 +136,7 @@ pub fn check_arrangement(
             }));
         }
     }
-    let expected = cropped(&puzzle.outline).map(|(_, g)| g);
+    let expected = cropped_outline(&puzzle.outline).map(|(_, g)| g);
     let found = footprint(placements);
     let turn = match (&expected, &found) {
         (Some(e), Some(f)) => f.turn_to(e),

@@ -13,13 +13,13 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 use tablejudge_rules::camouflage::{
-    check_arrangement, CamouflageSet, CardIdx, LatticePos, OutlineSquare, Placement, Puzzle,
-    PuzzleFault, Square,
+    check_arrangement, cropped_outline, CamouflageSet, CardIdx, LatticePos, OutlineSquare,
+    Placement, Puzzle, PuzzleFault, Square,
 };
 use tablejudge_rules::{Grid, Pos, Turn};
 
 use super::read::{CamouflageReading, SquareKind};
-use super::replay::permutations;
+use super::replay::{block, permutations};
 
 /// How many squares may be misread before an arrangement that solves the puzzle is ruled
 /// out: the replay skips photos with more disagreeing squares than this as unreadable.
@@ -79,7 +79,7 @@ pub fn judge_puzzle(
             reason: "no card found in the photo; retake with the cards in view".into(),
         };
     };
-    let Some((_, expected)) = cropped(&puzzle.outline) else {
+    let Some((_, expected)) = cropped_outline(&puzzle.outline) else {
         return PuzzleJudgement::Undecided {
             reason: format!("puzzle {} has an empty outline", puzzle.id),
         };
@@ -342,24 +342,6 @@ fn footprint(seen: &HashMap<LatticePos, SquareKind>) -> Option<(LatticePos, Grid
         },
     );
     Some((origin, grid))
-}
-
-/// The outline cropped to its non-empty squares.
-fn cropped(outline: &Grid<OutlineSquare>) -> Option<(Pos, Grid<OutlineSquare>)> {
-    let used = || {
-        outline
-            .iter()
-            .filter(|(_, &s)| s != OutlineSquare::Empty)
-            .map(|(p, _)| p)
-    };
-    let r0 = used().map(|p| p.row).min()?;
-    let c0 = used().map(|p| p.col).min()?;
-    let r1 = used().map(|p| p.row).max()?;
-    let c1 = used().map(|p| p.col).max()?;
-    let grid = Grid::from_fn(r1 - r0 + 1, c1 - c0 + 1, |p| {
-        outline[Pos::new(p.row + r0, p.col + c0)]
-    });
-    Some((Pos::new(r0, c0), grid))
 }
 
 /// Whether the cards seen cover exactly the outline's squares, with every visible centre on
@@ -743,10 +725,6 @@ impl<'a> Search<'a> {
         misread.sort();
         (legal, misread)
     }
-}
-
-fn block(centre: LatticePos) -> [LatticePos; 9] {
-    std::array::from_fn(|k| centre.offset(k as i32 / 3 - 1, k as i32 % 3 - 1))
 }
 
 /// Why the photo cannot tell a way that solves the puzzle from one that does not.

@@ -334,7 +334,7 @@ fn near(a: LatticePos, b: LatticePos) -> bool {
     (a.row - b.row).abs() <= 1 && (a.col - b.col).abs() <= 1
 }
 
-fn block(centre: LatticePos) -> [LatticePos; 9] {
+pub(super) fn block(centre: LatticePos) -> [LatticePos; 9] {
     std::array::from_fn(|i| centre.offset(i as i32 / 3 - 1, i as i32 % 3 - 1))
 }
 
