@@ -24,5 +24,7 @@ pub use set::{
     Puzzle, RawCamouflageSet, RawCard, RawDeck, RawPattern, RawPuzzle, Side, SideIdx, Square,
     CAMOUFLAGE_FORMAT, CENTRE_CHAR, DIFFICULTIES,
 };
-pub use sim::{random_board, simulate_game, simulate_game_with_mistakes, Simulation};
+pub use sim::{
+    random_board, simulate_game, simulate_game_with_mistakes, simulate_not_my_stack, Simulation,
+};
 pub use start::{find_starting_board, NoStartingBoard};

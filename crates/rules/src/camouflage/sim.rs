@@ -13,6 +13,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use super::board::{Board, LatticePos, Placement, PlacementRules};
+use super::game::{History, Play, Player};
 use super::set::{CamouflageSet, CardIdx, DeckIdx, SideIdx};
 use super::start::{find_starting_board, NoStartingBoard};
 use crate::grid::Turn;
@@ -112,6 +113,121 @@ pub fn simulate_game_with_mistakes(
         }
     }
     Ok((board, Simulation { placed, dealt }))
+}
+
+/// Plays a game of Not My Stack! with random moves: each player lays a random card of their
+/// deck, at a random turn, at their own location (centre (0, 0) of that location's table) and
+/// draws three of the other five; then players take turns laying a random card of their hand
+/// at a random legal place on another player's location that is not frozen (its owner is not
+/// out), refilling their hand. With chance `mistakes` a turn's card is laid wrongly instead:
+/// illegally against a location's cards, or (one time in five) legally on the player's own
+/// location. The game ends when nobody can play. Every random choice comes from `seed`.
+pub fn simulate_not_my_stack(
+    set: &CamouflageSet,
+    side: SideIdx,
+    wild_centres: bool,
+    players: &[DeckIdx],
+    seed: u64,
+    mistakes: f64,
+) -> History {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let n = players.len();
+    let mut boards: Vec<Board> = (0..n)
+        .map(|_| Board::new(side, PlacementRules::game(wild_centres)))
+        .collect();
+    let mut decks: Vec<Vec<CardIdx>> = players
+        .iter()
+        .map(|&d| {
+            let mut cards = set.deck(d).cards.clone();
+            cards.shuffle(&mut rng);
+            cards
+        })
+        .collect();
+    let mut start = Vec::with_capacity(n);
+    for (p, deck) in decks.iter_mut().enumerate() {
+        let Some(card) = deck.pop() else { continue };
+        let placement = Placement {
+            card,
+            centre: LatticePos::new(0, 0),
+            turn: Turn::ALL[rng.gen_range(0..4)],
+        };
+        boards[p].place(set, placement);
+        start.push(placement);
+    }
+    let mut hands: Vec<Vec<CardIdx>> = decks
+        .iter_mut()
+        .map(|d| d.split_off(d.len().saturating_sub(3)))
+        .collect();
+    let mut plays = Vec::new();
+    let mut moves = Vec::new();
+    let out = |hands: &[Vec<CardIdx>], p: usize| hands[p].is_empty();
+    loop {
+        let mut progress = false;
+        for p in 0..n {
+            if out(&hands, p) {
+                continue;
+            }
+            let open: Vec<usize> = (0..n).filter(|&l| l != p && !out(&hands, l)).collect();
+            let mut chosen: Option<(usize, usize, Placement)> = None;
+            if mistakes > 0.0 && rng.gen_bool(mistakes.min(1.0)) {
+                if rng.gen_bool(0.2) {
+                    let mut own = Vec::new();
+                    for (h, &card) in hands[p].iter().enumerate() {
+                        moves.clear();
+                        boards[p].legal_moves_into(set.face(card, side), &mut moves);
+                        own.extend(moves.iter().map(|m| (h, p, m.placement(card))));
+                    }
+                    chosen = own.choose(&mut rng).copied();
+                } else if let Some(&l) = open.choose(&mut rng) {
+                    chosen = illegal_play(set, &boards[l], &hands[p], &mut rng)
+                        .map(|(h, placement)| (h, l, placement));
+                }
+            }
+            if chosen.is_none() {
+                let mut options = Vec::new();
+                for &l in &open {
+                    for (h, &card) in hands[p].iter().enumerate() {
+                        moves.clear();
+                        boards[l].legal_moves_into(set.face(card, side), &mut moves);
+                        options.extend(moves.iter().map(|m| (h, l, m.placement(card))));
+                    }
+                }
+                chosen = options.choose(&mut rng).copied();
+            }
+            let Some((h, l, placement)) = chosen else {
+                continue;
+            };
+            boards[l].place(set, placement);
+            hands[p].swap_remove(h);
+            if let Some(next) = decks[p].pop() {
+                hands[p].push(next);
+            }
+            plays.push(Play {
+                player: p,
+                card: placement.card,
+                centre: placement.centre,
+                turn: placement.turn,
+                time_ms: None,
+                location: Some(l),
+            });
+            progress = true;
+        }
+        if !progress {
+            break;
+        }
+    }
+    History {
+        side,
+        players: players
+            .iter()
+            .map(|&d| Player {
+                name: set.deck(d).id.clone(),
+                deck: d,
+            })
+            .collect(),
+        start,
+        plays,
+    }
 }
 
 /// A random illegal placement of a card of `hand` that overlaps one to five squares of the
@@ -242,5 +358,47 @@ mod tests {
             simulate_game_with_mistakes(&set, SideIdx(0), false, DeckIdx(0), &players, 9, 0.3)
                 .unwrap();
         assert_eq!(again.placed().len(), board.placed().len());
+    }
+
+    #[test]
+    fn not_my_stack_games_play_on_other_locations_until_nobody_can() {
+        use crate::camouflage::game::{score, Fault, GameRules, Mode};
+        let set = uniform_set();
+        let players: Vec<DeckIdx> = (0..4).map(DeckIdx).collect();
+        let h = simulate_not_my_stack(&set, SideIdx(0), false, &players, 5, 0.0);
+        assert_eq!(h.start.len(), 4);
+        // With every square alike there is always room on an open location: everyone but
+        // the last player out plays all five cards.
+        let played: Vec<usize> = (0..4)
+            .map(|p| h.plays.iter().filter(|q| q.player == p).count())
+            .collect();
+        assert!(
+            played.iter().filter(|&&k| k == 5).count() >= 3,
+            "{played:?}"
+        );
+        assert!(h.plays.iter().all(|q| q.location != Some(q.player)));
+        let rules = GameRules {
+            mode: Mode::NotMyStack,
+            wild_centres: false,
+            timer: Default::default(),
+        };
+        let report = score(&set, &rules, &h).unwrap();
+        assert!(report.plays.iter().all(|r| r.faults.is_empty()));
+        assert_eq!(
+            h,
+            simulate_not_my_stack(&set, SideIdx(0), false, &players, 5, 0.0)
+        );
+
+        let hurried = simulate_not_my_stack(&set, SideIdx(0), false, &players, 5, 0.4);
+        let report = score(&set, &rules, &hurried).unwrap();
+        let faults: Vec<&Fault> = report.plays.iter().flat_map(|r| &r.faults).collect();
+        assert!(
+            faults.iter().any(|f| matches!(f, Fault::Illegal(_))),
+            "{faults:?}"
+        );
+        assert!(
+            faults.iter().any(|f| matches!(f, Fault::OwnLocation)),
+            "{faults:?}"
+        );
     }
 }
