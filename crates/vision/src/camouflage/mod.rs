@@ -3,19 +3,23 @@
 //! readings taken one after another.
 
 mod lattice;
+mod locations;
 mod puzzle;
 mod read;
 mod replay;
 mod seeds;
 
 pub use lattice::BoardLattice;
+pub use locations::{FoundPlay, LocationReplay, LocationsReplay, LocationsTracker};
 pub use puzzle::{judge_puzzle, PuzzleJudgement};
 pub use read::{
-    read_camouflage, CamouflageReadError, CamouflageReadOptions, CamouflageReading, CentreReading,
-    SideColours, SquareKind, SquareReading,
+    read_camouflage, read_camouflage_boards, CamouflageReadError, CamouflageReadOptions,
+    CamouflageReading, CentreReading, SideColours, SquareKind, SquareReading,
 };
 pub use replay::{FrameOutcome, Replay, TrackedCard, Tracker};
 
+#[cfg(test)]
+mod locations_tests;
 #[cfg(test)]
 mod test_support;
 #[cfg(test)]

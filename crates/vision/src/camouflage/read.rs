@@ -15,13 +15,15 @@ use tablejudge_rules::palette::Swatch;
 use tablejudge_rules::{Key, Palette, Srgb};
 use thiserror::Error;
 
-use super::lattice::{fit_seeds, framed_by_patterns, grow_centres, typical_stock, BoardLattice};
+use super::lattice::{
+    fit_seeds, framed_by_patterns, grow_centres, typical_stock, BoardLattice, Fit,
+};
 use super::seeds::{find_seeds, CentreLook, Seed, SYMBOL_SIDE};
 use crate::camera::Camera;
 use crate::classify::{Classifier, ClassifierParams};
 use crate::colour::{Lab, LinRgb};
 use crate::error::VisionError;
-use crate::rectify::{apply_homography, Quad};
+use crate::rectify::{apply_homography, fit_homography, Quad};
 use crate::refine::Lookup;
 
 /// What a lattice square shows.
@@ -132,6 +134,19 @@ impl CamouflageReading {
             .chain(&self.beyond)
     }
 
+    /// Whether a centre read lies within half a square of photo point `px`.
+    fn has_centre_near(&self, px: [f32; 2]) -> bool {
+        let Some(lattice) = &self.lattice else {
+            return false;
+        };
+        let Some([c, r]) = lattice.to_lattice(px) else {
+            return false;
+        };
+        self.centres
+            .iter()
+            .any(|q| (q.col as f32 - c).hypot(q.row as f32 - r) < 0.5)
+    }
+
     fn on_card_found(&self, s: &SquareReading) -> bool {
         self.centres
             .iter()
@@ -174,12 +189,133 @@ pub struct CamouflageReadOptions<'a> {
     pub camera: Option<&'a Camera>,
 }
 
-/// Reads a Camouflage board from a photo.
+/// Reads a Camouflage board from a photo: the board with the most card centres.
 pub fn read_camouflage(
     image: &RgbImage,
     options: &CamouflageReadOptions,
 ) -> Result<CamouflageReading, CamouflageReadError> {
     let lookup = Lookup::new(image, options.camera);
+    let seeds = centre_seeds(image, &lookup, options)?;
+    let (lattice, centres) = best_board(&lookup, &seeds).ok_or(CamouflageReadError::NoCentres)?;
+    board_reading(&lookup, options, &seeds, &lattice, centres)
+}
+
+/// Reads every separate board in a photo (Not My Stack!: one per player's location), at most
+/// `max_boards`, the one with the most centres first.
+///
+/// Boards lie apart, each on a lattice of its own. A lattice started from the seeds may take in
+/// the seeds of another location laid at nearly the same angle, so a board found is split
+/// where its cards do not overlap (centres more than two squares apart), and each part gets a
+/// lattice of its own fitted to its centres alone. The seeds a board explains are spent, and
+/// the next board is grown from the rest.
+pub fn read_camouflage_boards(
+    image: &RgbImage,
+    options: &CamouflageReadOptions,
+    max_boards: usize,
+) -> Result<Vec<CamouflageReading>, CamouflageReadError> {
+    let lookup = Lookup::new(image, options.camera);
+    let mut rest = centre_seeds(image, &lookup, options)?;
+    let mut boards: Vec<CamouflageReading> = Vec::new();
+    while boards.len() < max_boards {
+        let Some((lattice, centres)) = best_board(&lookup, &rest) else {
+            break;
+        };
+        let before = rest.len();
+        for (lattice, centres) in split_board(&lookup, &lattice, centres) {
+            // The seeds of this board (its block and the squares around it) are spent.
+            let (own, others): (Vec<Seed>, Vec<Seed>) = rest.iter().partition(|s| {
+                lattice
+                    .to_lattice(crate::geom::centre(&s.quad))
+                    .is_some_and(|[c, r]| {
+                        centres
+                            .keys()
+                            .any(|p| (p.col as f32 - c).abs().max((p.row as f32 - r).abs()) < 2.5)
+                    })
+            });
+            rest = others;
+            // A board grown back onto one found already is that board again.
+            let again = centres.keys().any(|&p| {
+                lattice
+                    .to_photo([p.col as f32, p.row as f32])
+                    .is_some_and(|px| boards.iter().any(|b| b.has_centre_near(px)))
+            });
+            if again || boards.len() >= max_boards {
+                continue;
+            }
+            match board_reading(&lookup, options, &own, &lattice, centres) {
+                Ok(b) => boards.push(b),
+                Err(CamouflageReadError::NoCentres) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        if rest.len() == before {
+            break;
+        }
+    }
+    if boards.is_empty() {
+        return Err(CamouflageReadError::NoCentres);
+    }
+    boards.sort_by_key(|b| std::cmp::Reverse(b.centres.len()));
+    Ok(boards)
+}
+
+/// `centres` split into boards whose cards overlap (centres within two squares of another's,
+/// directly or through others), largest first, each with a lattice fitted to its own centres'
+/// squares and grown again from them.
+fn split_board(
+    lookup: &Lookup,
+    lattice: &BoardLattice,
+    centres: BTreeMap<LatticePos, CentreLook>,
+) -> Vec<(BoardLattice, BTreeMap<LatticePos, CentreLook>)> {
+    let mut parts: Vec<BTreeMap<LatticePos, CentreLook>> = Vec::new();
+    let mut left = centres;
+    while let Some(&first) = left.keys().next() {
+        let mut part = BTreeMap::new();
+        let mut frontier = vec![first];
+        while let Some(at) = frontier.pop() {
+            let Some(look) = left.remove(&at) else {
+                continue;
+            };
+            part.insert(at, look);
+            frontier.extend(
+                left.keys()
+                    .filter(|p| (p.row - at.row).abs() <= 2 && (p.col - at.col).abs() <= 2),
+            );
+        }
+        parts.push(part);
+    }
+    if parts.len() == 1 {
+        return parts.into_iter().map(|p| (*lattice, p)).collect();
+    }
+    parts.sort_by_key(|p| std::cmp::Reverse(p.len()));
+    parts
+        .into_iter()
+        .filter_map(|mut part| {
+            let mut fit: Fit = (Vec::new(), Vec::new());
+            for p in part.keys() {
+                let (c, r) = (p.col as f32, p.row as f32);
+                for corner in [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]] {
+                    let at = [c + corner[0], r + corner[1]];
+                    fit.0.push(at);
+                    fit.1.push(lattice.to_photo(at)?);
+                }
+            }
+            let mut own = fit_homography(&fit.0, &fit.1)
+                .ok()
+                .and_then(BoardLattice::new)?;
+            grow_centres(lookup, &mut own, &mut fit, &mut part, 1600);
+            Some((own, part))
+        })
+        .collect()
+}
+
+/// The light squares with a dark symbol that pass for a card centre, in undistorted
+/// coordinates when the lens is calibrated.
+fn centre_seeds(
+    image: &RgbImage,
+    lookup: &Lookup,
+    options: &CamouflageReadOptions,
+) -> Result<Vec<Seed>, CamouflageReadError> {
     let mut seeds = find_seeds(image)?;
     // The lattice lives in undistorted coordinates, which `lookup` takes.
     let undistort = |[x, y]: [f32; 2]| -> [f32; 2] {
@@ -198,19 +334,26 @@ pub fn read_camouflage(
     // and lie on a lattice of their own.
     seeds.retain(|s| {
         crate::geom::homography_4(&UNIT_SQUARE, &s.quad)
-            .and_then(|h| CentreLook::measure(&lookup, &h))
+            .and_then(|h| CentreLook::measure(lookup, &h))
             .is_some_and(|l| l.is_centre(None))
     });
-    // From the most typical seeds in turn, keeping the lattice that finds the most centres;
-    // one that finds every seed is not bettered.
+    Ok(seeds)
+}
+
+/// From the most typical seeds in turn, the lattice that finds the most centres; one that
+/// finds every seed is not bettered. `None` when no seed starts a lattice with a centre.
+fn best_board(
+    lookup: &Lookup,
+    seeds: &[Seed],
+) -> Option<(BoardLattice, BTreeMap<LatticePos, CentreLook>)> {
     let mut best: Option<(BoardLattice, BTreeMap<LatticePos, CentreLook>)> = None;
-    for (mut lattice, on, mut fit) in fit_seeds(&seeds, 3) {
+    for (mut lattice, on, mut fit) in fit_seeds(seeds, 3) {
         let mut centres: BTreeMap<LatticePos, CentreLook> = BTreeMap::new();
         for &(_, pos) in &on {
-            if let Some(look) = CentreLook::measure(&lookup, &lattice.square(pos)) {
+            if let Some(look) = CentreLook::measure(lookup, &lattice.square(pos)) {
                 if look.is_centre(None)
                     && framed_by_patterns(
-                        &lookup,
+                        lookup,
                         &lattice,
                         [pos.col as f32, pos.row as f32],
                         look.ring,
@@ -224,7 +367,7 @@ pub fn read_camouflage(
             continue;
         }
         // A board of 60 cards spans under 40 × 40 squares.
-        grow_centres(&lookup, &mut lattice, &mut fit, &mut centres, 1600);
+        grow_centres(lookup, &mut lattice, &mut fit, &mut centres, 1600);
         let all_seeds = seeds.iter().all(|s| {
             lattice
                 .to_lattice(crate::geom::centre(&s.quad))
@@ -239,11 +382,21 @@ pub fn read_camouflage(
             break;
         }
     }
-    let (lattice, mut centres) = best.ok_or(CamouflageReadError::NoCentres)?;
+    best
+}
+
+/// The reading of the board whose centres were found on `lattice`.
+fn board_reading(
+    lookup: &Lookup,
+    options: &CamouflageReadOptions,
+    seeds: &[Seed],
+    lattice: &BoardLattice,
+    mut centres: BTreeMap<LatticePos, CentreLook>,
+) -> Result<CamouflageReading, CamouflageReadError> {
     let stock = typical_stock(&centres);
     centres.retain(|_, c| c.is_centre(stock));
 
-    let (lattice, centres) = upright(&lattice, centres).ok_or(CamouflageReadError::NoCentres)?;
+    let (lattice, centres) = upright(lattice, centres).ok_or(CamouflageReadError::NoCentres)?;
     let rows = centres.keys().map(|p| p.row).max().unwrap_or(0) as usize + 2;
     let cols = centres.keys().map(|p| p.col).max().unwrap_or(0) as usize + 2;
 
@@ -255,14 +408,14 @@ pub fn read_camouflage(
             }
         }
     }
-    let (card_like, beyond) = card_like_squares(&lookup, &lattice, rows, cols, &covered, &centres);
+    let (card_like, beyond) = card_like_squares(lookup, &lattice, rows, cols, &covered, &centres);
     let measured: Vec<Option<[f32; 3]>> = (0..rows * cols)
         .map(|i| {
             let pos = LatticePos::new((i / cols) as i32, (i % cols) as i32);
             if !(covered[i] || card_like[i]) || centres.contains_key(&pos) {
                 return None;
             }
-            square_colour(&lookup, &lattice, pos, &centres)
+            square_colour(lookup, &lattice, pos, &centres)
         })
         .collect();
 
@@ -296,7 +449,7 @@ pub fn read_camouflage(
         .into_iter()
         .map(|pos| {
             let (kind, srgb, confidence) = card_square(
-                square_colour(&lookup, &lattice, pos, &centres),
+                square_colour(lookup, &lattice, pos, &centres),
                 named.as_ref(),
             );
             SquareReading {
@@ -328,7 +481,7 @@ pub fn read_camouflage(
         picture,
         squares,
         beyond,
-        stray_symbols: stray_symbols(&lookup, &lattice, &centres, &seeds),
+        stray_symbols: stray_symbols(lookup, &lattice, &centres, seeds),
         centres: group_symbols(&lattice, &centres),
         lattice: Some(lattice),
     })

@@ -251,6 +251,11 @@ pub struct Tracker<'a> {
     pending: Vec<PendingDoubt>,
     /// Every face of the set's side: (card, turn, its nine squares row-major).
     faces: Vec<(CardIdx, Turn, [char; 9])>,
+    /// Where the last settled photo showed each centre of the table.
+    last_px: HashMap<LatticePos, [f32; 2]>,
+    /// The cards of one deck the table starts with: the starting board's three, or a Not My
+    /// Stack! location's one.
+    start_cards: usize,
 }
 
 /// A doubt about a card from squares seen only in the photo it was laid in.
@@ -366,6 +371,20 @@ impl<'a> Tracker<'a> {
             confirmed: HashMap::new(),
             pending: Vec::new(),
             faces,
+            last_px: HashMap::new(),
+            start_cards: 3,
+        }
+    }
+
+    /// A tracker for one Not My Stack! location: its table starts with one card, its owner's.
+    pub fn for_location(
+        set: &'a CamouflageSet,
+        side: SideIdx,
+        rules: PlacementRules,
+    ) -> Tracker<'a> {
+        Tracker {
+            start_cards: 1,
+            ..Tracker::new(set, side, rules)
         }
     }
 
@@ -611,6 +630,9 @@ impl<'a> Tracker<'a> {
         self.note_orphans(&view);
         let (laid, unexplained) = self.name_and_lay(&view, &new, frame);
         self.note_ghosts(&view, frame);
+        for (c, &at) in reading.centres.iter().zip(&view.centres) {
+            self.last_px.insert(at, c.px);
+        }
         Ok(FrameOutcome::Settled {
             laid,
             unexplained,
@@ -626,6 +648,30 @@ impl<'a> Tracker<'a> {
             .map(|p| p.placement.centre)
             .filter(|&c| top.at(c) == CENTRE_CHAR)
             .collect()
+    }
+
+    /// How far, in squares, the reading's centres lie from where the last settled photo showed
+    /// the known centres they are taken for under `to_table` (the mean over those it shows);
+    /// `None` when it shows none.
+    fn photo_distance(
+        &self,
+        reading: &CamouflageReading,
+        to_table: impl Fn(LatticePos) -> LatticePos,
+    ) -> Option<f32> {
+        // A square's side in the photo, at the first centre.
+        let (lattice, first) = (reading.lattice.as_ref()?, reading.centres.first()?);
+        let (c, r) = (first.col as f32, first.row as f32);
+        let (a, b) = (lattice.to_photo([c, r])?, lattice.to_photo([c + 1.0, r])?);
+        let square = (a[0] - b[0]).hypot(a[1] - b[1]).max(1.0);
+        let d: Vec<f32> = reading
+            .centres
+            .iter()
+            .filter_map(|c| {
+                let was = self.last_px.get(&to_table(LatticePos::new(c.row, c.col)))?;
+                Some((was[0] - c.px[0]).hypot(was[1] - c.px[1]) / square)
+            })
+            .collect();
+        (!d.is_empty()).then(|| d.iter().sum::<f32>() / d.len() as f32)
     }
 
     /// Moves the reading onto the table's lattice: the quarter-turn and shift under which most
@@ -691,6 +737,22 @@ impl<'a> Tracker<'a> {
             return Err("no card centre to register the photo on the table by".into());
         };
         let second = scores.get(1).map_or(i32::MIN, |s| s.0);
+        if best > 0 && best.saturating_sub(second) < REGISTRATION_MARGIN {
+            // Squares alone do not tell (a table of one or two cards, a card laid on them):
+            // the camera keeps still between photos, so the known centres lie where the last
+            // photo showed them.
+            let near = scores
+                .iter()
+                .filter(|s| s.0 > 0 && best - s.0 < REGISTRATION_MARGIN)
+                .filter_map(|&(_, q, shift)| {
+                    self.photo_distance(reading, |p| transform(p, q, shift))
+                        .map(|d| (d, q, shift))
+                })
+                .min_by(|a, b| a.0.total_cmp(&b.0));
+            if let Some((_, q, shift)) = near.filter(|n| n.0 < 0.25) {
+                return Ok(make(q, shift));
+            }
+        }
         if best <= 0 || best.saturating_sub(second) < REGISTRATION_MARGIN {
             return Err(
                 "the cards in this photo cannot be matched with the table seen before: \
@@ -810,7 +872,7 @@ impl<'a> Tracker<'a> {
                 .iter()
                 .filter(|p| Some(self.set.card(p.card).deck) == start_deck)
                 .count()
-                < 3
+                < self.start_cards
         {
             // Not the whole starting board yet: wait for a photo that shows it.
             unexplained.extend(sure.iter().map(|p| p.centre));
@@ -846,7 +908,9 @@ impl<'a> Tracker<'a> {
             // allows, take one that lays it legally.
             let start_legal = |o: &[Placement]| {
                 let mut board = self.board.clone();
-                o[..3].iter().all(|&p| board.place(self.set, p).is_legal())
+                o[..self.start_cards.min(o.len())]
+                    .iter()
+                    .all(|&p| board.place(self.set, p).is_legal())
             };
             if let Some(legal) = solutions.iter().find(|o| start_legal(o)) {
                 order = legal.clone();
@@ -889,11 +953,12 @@ impl<'a> Tracker<'a> {
     fn keep_likely_decks(&self, solutions: &mut Vec<Vec<Placement>>, view: &View) {
         let deck = |p: &Placement| self.set.card(p.card).deck;
         if self.board.is_empty() {
-            // The starting board, three cards of one deck, lies under everything else.
+            // The starting cards, of one deck, lie under everything else.
+            let k = self.start_cards;
             solutions.retain(|s| {
-                s.len() >= 3
-                    && s[..3].iter().all(|p| deck(p) == deck(&s[0]))
-                    && s[3..].iter().all(|p| deck(p) != deck(&s[0]))
+                s.len() >= k
+                    && s[..k].iter().all(|p| deck(p) == deck(&s[0]))
+                    && s[k..].iter().all(|p| deck(p) != deck(&s[0]))
             });
             return;
         }
