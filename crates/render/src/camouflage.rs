@@ -10,7 +10,9 @@
 use image::RgbImage;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
-use tablejudge_rules::camouflage::{Board, CamouflageSet, LatticePos, Placement, SideIdx, Square};
+use tablejudge_rules::camouflage::{
+    Board, CamouflageSet, History, LatticePos, Placement, PlacementRules, SideIdx, Square,
+};
 use tablejudge_rules::{Pos, Srgb, Turn};
 
 use crate::camera::{Camera, CameraSpec};
@@ -95,49 +97,17 @@ pub fn random_series(
 ) -> Result<Vec<SeriesFrame>, RenderError> {
     let base = CamouflageSceneSpec::random(set, board, rng, size, degradation)?;
     let cam = Camera::new(&base.camera);
-    let (w, h) = (f64::from(size.0), f64::from(size.1));
     let n = base.cards.len();
     let mut frames = Vec::new();
     for cards in n.min(3)..=n {
         let mut spec = base.clone();
         spec.cards.truncate(cards);
-        spec.sensor.noise_seed = rng.gen();
-        // A hand-held or clamped camera moves a little between photos.
-        let shake = 0.002 * spec.camera.distance;
-        spec.camera.target[0] += uniform(rng, -shake, shake);
-        spec.camera.target[1] += uniform(rng, -shake, shake);
-        spec.camera.roll_deg += uniform(rng, -0.3, 0.3);
+        shake(&mut spec, rng);
         if cards > 3 && chance(rng, hand_chance) {
             let c = &spec.cards[cards - 1];
-            let tip = spec.to_world([
-                f64::from(c.centre.col) + 0.5 + uniform(rng, -1.0, 1.0),
-                f64::from(c.centre.row) + 0.5 + uniform(rng, -1.0, 1.0),
-            ]);
-            // From a point past the picture's edge, where the player sits.
-            let t = rng.gen::<f64>();
-            let (px, py) = match rng.gen_range(0..4) {
-                0 => (t * w, -0.3 * h),
-                1 => (t * w, 1.3 * h),
-                2 => (-0.3 * w, t * h),
-                _ => (1.3 * w, t * h),
-            };
-            let from = cam.ground(px, py, 0.0).unwrap_or([tip[0] + 30.0, tip[1]]);
-            let mut held = spec.clone();
-            held.sensor.noise_seed = rng.gen();
-            held.hands.push(HandSpec {
-                from,
-                to: tip,
-                radius: uniform(rng, 0.9, 1.5),
-                height: uniform(rng, 1.5, 4.0),
-                // Skin tones and sleeves.
-                colour: jpick(
-                    rng,
-                    &[0xe0b095, 0xc68c6a, 0x8d5a3c, 0x5a3a28, 0x2a3a6a, 0x9a2a2a],
-                    10.0,
-                ),
-            });
+            let at = [f64::from(c.centre.col) + 0.5, f64::from(c.centre.row) + 0.5];
             frames.push(SeriesFrame {
-                spec: held,
+                spec: with_hand(&spec, at, &cam, rng),
                 cards,
                 hand: true,
             });
@@ -149,6 +119,119 @@ pub fn random_series(
         });
     }
     Ok(frames)
+}
+
+/// A photo series of a Not My Stack! game, one photo after each card (every location's own
+/// card in the first), as [`random_series`] makes one of a single board. `history` is the
+/// game as played, every play naming its location.
+pub fn random_locations_series(
+    set: &CamouflageSet,
+    history: &History,
+    rng: &mut impl Rng,
+    size: (u32, u32),
+    degradation: Degradation,
+    hand_chance: f64,
+) -> Result<Vec<SeriesFrame>, RenderError> {
+    let mut locations: Vec<Board> = history
+        .start
+        .iter()
+        .map(|&p| {
+            let mut b = Board::new(history.side, PlacementRules::GAME);
+            b.place(set, p);
+            b
+        })
+        .collect();
+    let mut order: Vec<(usize, usize)> = (0..locations.len()).map(|l| (l, 0)).collect();
+    for play in &history.plays {
+        let l = play
+            .location
+            .filter(|&l| l < locations.len())
+            .ok_or(RenderError::NoLocation)?;
+        order.push((l, locations[l].placed().len()));
+        locations[l].place(
+            set,
+            Placement {
+                card: play.card,
+                centre: play.centre,
+                turn: play.turn,
+            },
+        );
+    }
+    let base =
+        CamouflageSceneSpec::random_locations(set, &locations, &order, rng, size, degradation)?;
+    let cam = Camera::new(&base.camera);
+    let first = history.start.len();
+    let mut frames = Vec::new();
+    for cards in first..=order.len() {
+        let mut spec = base.clone();
+        spec.cards.truncate(cards);
+        shake(&mut spec, rng);
+        if cards > first && chance(rng, hand_chance) {
+            let c = &spec.cards[cards - 1];
+            let at = [
+                f64::from(c.centre.col) + 0.5 + c.offset[0],
+                f64::from(c.centre.row) + 0.5 + c.offset[1],
+            ];
+            frames.push(SeriesFrame {
+                spec: with_hand(&spec, at, &cam, rng),
+                cards,
+                hand: true,
+            });
+        }
+        frames.push(SeriesFrame {
+            spec,
+            cards,
+            hand: false,
+        });
+    }
+    Ok(frames)
+}
+
+/// A new sensor noise and the small move of a hand-held or clamped camera between photos.
+fn shake(spec: &mut CamouflageSceneSpec, rng: &mut impl Rng) {
+    spec.sensor.noise_seed = rng.gen();
+    let shake = 0.002 * spec.camera.distance;
+    spec.camera.target[0] += uniform(rng, -shake, shake);
+    spec.camera.target[1] += uniform(rng, -shake, shake);
+    spec.camera.roll_deg += uniform(rng, -0.3, 0.3);
+}
+
+/// `spec` with a hand reaching in from past the picture's edge, where a player sits, to near
+/// board-frame point `at` (the card just laid).
+fn with_hand(
+    spec: &CamouflageSceneSpec,
+    at: [f64; 2],
+    cam: &Camera,
+    rng: &mut impl Rng,
+) -> CamouflageSceneSpec {
+    let (w, h) = (f64::from(spec.camera.width), f64::from(spec.camera.height));
+    let tip = spec.to_world([
+        at[0] + uniform(rng, -1.0, 1.0),
+        at[1] + uniform(rng, -1.0, 1.0),
+    ]);
+    let t = rng.gen::<f64>();
+    let (px, py) = match rng.gen_range(0..4) {
+        0 => (t * w, -0.3 * h),
+        1 => (t * w, 1.3 * h),
+        2 => (-0.3 * w, t * h),
+        _ => (1.3 * w, t * h),
+    };
+    let from = cam.ground(px, py, 0.0).unwrap_or([tip[0] + 30.0, tip[1]]);
+    let mut held = spec.clone();
+    held.sensor.noise_seed = rng.gen();
+    held.hands.push(HandSpec {
+        from,
+        to: tip,
+        radius: uniform(rng, 0.9, 1.5),
+        height: uniform(rng, 1.5, 4.0),
+        // Skin tones and sleeves.
+        colour: jpick(
+            rng,
+            &[0xe0b095, 0xc68c6a, 0x8d5a3c, 0x5a3a28, 0x2a3a6a, 0x9a2a2a],
+            10.0,
+        ),
+    });
+    held
 }
 
 /// Everything about one Camouflage scene, every random choice made.
@@ -272,74 +355,218 @@ impl CamouflageSceneSpec {
                 }
             })
             .collect();
-        let stock = jitter(rng, srgb(0xf4f0e6), 8.0);
-        let material = CardMaterial {
-            thickness: uniform(rng, 0.012, 0.02),
-            border: uniform(rng, 0.02, 0.06),
-            corner_radius: uniform(rng, 0.05, 0.15),
-            stock,
-            ink: jitter(rng, srgb(0x26221e), 10.0),
-            gloss: uniform(rng, 0.1, 0.4),
-            table_gloss: uniform(rng, 0.05, 0.5),
-        };
-        let angle_deg = uniform(rng, 0.0, 360.0);
-        // The board frame's origin is placed so that the board's middle is the world origin.
-        let extent = [
-            f64::from(hi.col - lo.col + 1),
-            f64::from(hi.row - lo.row + 1),
-        ];
-        let mid = [
-            f64::from(lo.col) + extent[0] / 2.0,
-            f64::from(lo.row) + extent[1] / 2.0,
-        ];
-        let m = rotate(mid, angle_deg);
-        let origin = [-m[0], -m[1]];
-        let frame = |p: [f64; 2]| {
-            let r = rotate(p, angle_deg);
-            [origin[0] + r[0], origin[1] + r[1]]
-        };
-        let (c0, r0) = (f64::from(lo.col), f64::from(lo.row));
-        let (c1, r1) = (f64::from(hi.col + 1), f64::from(hi.row + 1));
-        let corners = [[c0, r0], [c1, r0], [c1, r1], [c0, r1]].map(frame);
-        let side = extent[0].max(extent[1]);
-        let camera = random_camera_on(
+        let side_name = set.side(board.side()).name.clone();
+        let area = (
+            [f64::from(lo.col), f64::from(lo.row)],
+            [f64::from(hi.col + 1), f64::from(hi.row + 1)],
+        );
+        Ok(dress(
+            side_name,
+            seed,
+            cards,
+            area,
             rng,
             (width, height),
             degradation,
-            [0.0, 0.0],
-            side,
-            &corners,
-            [0.6, 0.35],
-        );
-        let table = random_table(rng);
-        let cam = Camera::new(&camera);
-        let arm_from = cam
-            .ground(f64::from(width) * 1.2, f64::from(height) * 0.5, 0.0)
-            .unwrap_or([side * 2.0, 0.0]);
-        let light = random_light(
-            rng,
-            degradation,
-            [0.0, 0.0],
-            &|p| frame([p[0] + c0, p[1] + r0]),
-            extent,
-            arm_from,
-        );
-        let sensor = random_sensor(rng, degradation);
-        let side_name = set.side(board.side()).name.clone();
-        Ok(CamouflageSceneSpec {
+        ))
+    }
+
+    /// Makes every random choice of a Not My Stack! scene: each location's table (its cards
+    /// in the order laid) set out around the middle of the table, facing its owner, the way
+    /// players lay them in front of themselves. The cards are in `order` (location, index
+    /// into that location's placements), the order they were laid across the table.
+    ///
+    /// Location `l`'s lattice lies `l` strides of columns from location 0's in the spec and
+    /// its truth, so that the locations' squares never share a lattice position; each card's
+    /// `offset` and `rotation_deg` carry it to where its location lies on the table.
+    pub fn random_locations(
+        set: &CamouflageSet,
+        locations: &[Board],
+        order: &[(usize, usize)],
+        rng: &mut impl Rng,
+        (width, height): (u32, u32),
+        degradation: Degradation,
+    ) -> Result<CamouflageSceneSpec, RenderError> {
+        check_size(width, height)?;
+        let bounds: Vec<(LatticePos, LatticePos)> = locations
+            .iter()
+            .map(|b| b.bounds().ok_or(RenderError::EmptyBoard))
+            .collect::<Result<_, _>>()?;
+        let Some(first) = locations.first() else {
+            return Err(RenderError::EmptyBoard);
+        };
+        let seed: u64 = rng.gen();
+        let n = locations.len();
+        // Each location in front of its player: players sit around an oval table, the
+        // location turned to face them, a little askew.
+        let reach: Vec<f64> = bounds
+            .iter()
+            .map(|(lo, hi)| {
+                let (w, h) = (
+                    f64::from(hi.col - lo.col + 1),
+                    f64::from(hi.row - lo.row + 1),
+                );
+                0.5 * w.hypot(h)
+            })
+            .collect();
+        let seat: Vec<f64> = (0..n)
+            .map(|l| 90.0 + 360.0 * l as f64 / n as f64 + uniform(rng, -10.0, 10.0))
+            .collect();
+        let facing: Vec<f64> = seat
+            .iter()
+            .map(|&a| a - 90.0 + uniform(rng, -15.0, 15.0))
+            .collect();
+        let at = |l: usize, k: f64| {
+            let a = seat[l].to_radians();
+            [1.5 * k * a.cos(), k * a.sin()]
+        };
+        // The smallest oval on which no two locations come within two squares.
+        let mut k = 1.0;
+        while (0..n).any(|i| {
+            (i + 1..n).any(|j| {
+                let (p, q) = (at(i, k), at(j, k));
+                (p[0] - q[0]).hypot(p[1] - q[1]) < reach[i] + reach[j] + 2.0
+            })
+        }) {
+            k += 0.5;
+        }
+        let mut stride = Vec::with_capacity(n);
+        let mut next = 0;
+        for (lo, hi) in &bounds {
+            stride.push(next - lo.col);
+            next += hi.col - lo.col + 3;
+        }
+        let sloppy = degradation != Degradation::Clean;
+        let mut cards = Vec::with_capacity(order.len());
+        let mut area = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+        for &(l, i) in order {
+            let p = locations[l]
+                .placed()
+                .get(i)
+                .ok_or(RenderError::EmptyBoard)?
+                .placement;
+            let (lo, hi) = bounds[l];
+            let middle = [
+                f64::from(lo.col + hi.col + 1) / 2.0,
+                f64::from(lo.row + hi.row + 1) / 2.0,
+            ];
+            let (hand, twist) = if sloppy {
+                (
+                    [uniform(rng, -0.04, 0.04), uniform(rng, -0.04, 0.04)],
+                    uniform(rng, -1.2, 1.2),
+                )
+            } else {
+                ([0.0; 2], 0.0)
+            };
+            let local = rotate(
+                [
+                    f64::from(p.centre.col) + 0.5 - middle[0] + hand[0],
+                    f64::from(p.centre.row) + 0.5 - middle[1] + hand[1],
+                ],
+                facing[l],
+            );
+            let o = at(l, k);
+            let mid = [o[0] + local[0], o[1] + local[1]];
+            for (d, v) in mid.iter().enumerate() {
+                area.0[d] = area.0[d].min(v - 1.5);
+                area.1[d] = area.1[d].max(v + 1.5);
+            }
+            let centre = p.centre.offset(0, stride[l]);
+            cards.push(CardSpec {
+                card: set.card(p.card).id.clone(),
+                centre,
+                turn: p.turn,
+                offset: [
+                    mid[0] - f64::from(centre.col) - 0.5,
+                    mid[1] - f64::from(centre.row) - 0.5,
+                ],
+                rotation_deg: facing[l] + twist,
+            });
+        }
+        let side_name = set.side(first.side()).name.clone();
+        Ok(dress(
+            side_name,
             seed,
-            degradation,
-            side: side_name,
-            origin,
-            angle_deg,
             cards,
-            material,
-            hands: Vec::new(),
-            camera,
-            table,
-            light,
-            sensor,
-        })
+            area,
+            rng,
+            (width, height),
+            degradation,
+        ))
+    }
+}
+
+/// The rest of a scene whose cards are chosen: card stock, the board's place on the table,
+/// camera, table cloth, light and sensor, framing `area` (board-frame corners, min and max).
+fn dress(
+    side_name: String,
+    seed: u64,
+    cards: Vec<CardSpec>,
+    (min, max): ([f64; 2], [f64; 2]),
+    rng: &mut impl Rng,
+    (width, height): (u32, u32),
+    degradation: Degradation,
+) -> CamouflageSceneSpec {
+    let stock = jitter(rng, srgb(0xf4f0e6), 8.0);
+    let material = CardMaterial {
+        thickness: uniform(rng, 0.012, 0.02),
+        border: uniform(rng, 0.02, 0.06),
+        corner_radius: uniform(rng, 0.05, 0.15),
+        stock,
+        ink: jitter(rng, srgb(0x26221e), 10.0),
+        gloss: uniform(rng, 0.1, 0.4),
+        table_gloss: uniform(rng, 0.05, 0.5),
+    };
+    let angle_deg = uniform(rng, 0.0, 360.0);
+    // The board frame's origin is placed so that the board's middle is the world origin.
+    let extent = [max[0] - min[0], max[1] - min[1]];
+    let mid = [min[0] + extent[0] / 2.0, min[1] + extent[1] / 2.0];
+    let m = rotate(mid, angle_deg);
+    let origin = [-m[0], -m[1]];
+    let frame = |p: [f64; 2]| {
+        let r = rotate(p, angle_deg);
+        [origin[0] + r[0], origin[1] + r[1]]
+    };
+    let (c0, r0) = (min[0], min[1]);
+    let (c1, r1) = (max[0], max[1]);
+    let corners = [[c0, r0], [c1, r0], [c1, r1], [c0, r1]].map(frame);
+    let side = extent[0].max(extent[1]);
+    let camera = random_camera_on(
+        rng,
+        (width, height),
+        degradation,
+        [0.0, 0.0],
+        side,
+        &corners,
+        [0.6, 0.35],
+    );
+    let table = random_table(rng);
+    let cam = Camera::new(&camera);
+    let arm_from = cam
+        .ground(f64::from(width) * 1.2, f64::from(height) * 0.5, 0.0)
+        .unwrap_or([side * 2.0, 0.0]);
+    let light = random_light(
+        rng,
+        degradation,
+        [0.0, 0.0],
+        &|p| frame([p[0] + c0, p[1] + r0]),
+        extent,
+        arm_from,
+    );
+    let sensor = random_sensor(rng, degradation);
+    CamouflageSceneSpec {
+        seed,
+        degradation,
+        side: side_name,
+        origin,
+        angle_deg,
+        cards,
+        material,
+        hands: Vec::new(),
+        camera,
+        table,
+        light,
+        sensor,
     }
 }
 

@@ -33,8 +33,9 @@ mod table;
 
 pub use camera::CameraSpec;
 pub use camouflage::{
-    random_series, render_camouflage, CamouflageScene, CamouflageSceneSpec, CamouflageTruth,
-    CardMaterial, CardSpec, HandSpec, SeriesFrame, SquareTruth, CAMOUFLAGE_TRUTH_FORMAT,
+    random_locations_series, random_series, render_camouflage, CamouflageScene,
+    CamouflageSceneSpec, CamouflageTruth, CardMaterial, CardSpec, HandSpec, SeriesFrame,
+    SquareTruth, CAMOUFLAGE_TRUTH_FORMAT,
 };
 pub use degrade::{encode_jpeg, SensorSpec};
 pub use layers_render::{
@@ -122,6 +123,8 @@ pub enum RenderError {
     UnknownSide(String),
     #[error("a board with no cards has nothing to render")]
     EmptyBoard,
+    #[error("a Not My Stack! play names no location of the game")]
+    NoLocation,
     #[error("JPEG encoding failed: {0}")]
     Jpeg(String),
 }
