@@ -224,6 +224,12 @@ pub enum RenderCommand {
         /// settled table is held for 0.75 s.
         #[arg(long, requires = "series")]
         video: bool,
+        /// With `--series`, games of Not My Stack! (3 players or more): each player's
+        /// location, started by a card of their own, set out around the table in front of
+        /// them, and every card played on another player's location; `series.json`'s history
+        /// names each play's location.
+        #[arg(long, requires = "series")]
+        not_my_stack: bool,
         /// Render solo puzzles instead: scene i lays the set's puzzle i (mod their number)
         /// on its side, and with chance `--mistakes` lays one card wrong (turned, swapped for
         /// another, moved one square or left out). `puzzles.json` says which scene solves its

@@ -443,15 +443,114 @@ fn camouflage_replay_judges_the_cards_laid_against_the_rules_illegal() {
 }
 
 #[test]
-fn camouflage_replay_refuses_a_folder_without_photos_and_not_my_stack() {
+fn camouflage_replay_refuses_a_folder_without_photos() {
     let dir = tempfile::tempdir().unwrap();
     let set = root().join("models/camouflage/reference.json");
-    let run = replay(path_str(dir.path()), &set, "speed", &[]);
+    for mode in ["speed", "not-my-stack"] {
+        let run = replay(path_str(dir.path()), &set, mode, &[]);
+        assert_exit!(run, 2);
+        assert!(run.stderr.contains("no photos"), "{}", run.stderr);
+    }
+}
+
+#[test]
+fn render_camouflage_not_my_stack_needs_three_players() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = root().join("models/camouflage/reference.json");
+    let run = render_camouflage(
+        &set,
+        dir.path(),
+        &["--series", "--not-my-stack", "--players", "2"],
+    );
     assert_exit!(run, 2);
-    assert!(run.stderr.contains("no photos"), "{}", run.stderr);
-    let run = replay(path_str(dir.path()), &set, "not-my-stack", &[]);
-    assert_exit!(run, 2);
-    assert!(run.stderr.contains("not supported yet"), "{}", run.stderr);
+    assert!(run.stderr.contains("3 to 7 players"), "{}", run.stderr);
+}
+
+#[test]
+fn camouflage_replay_of_not_my_stack_follows_each_location_and_never_trusts_a_wrong_score() {
+    let dir = tempfile::tempdir().unwrap();
+    let (game, series) = rendered_series(
+        dir.path(),
+        &[
+            "--not-my-stack",
+            "--players",
+            "3",
+            "--mistakes",
+            "0.2",
+            "--seed",
+            "7",
+        ],
+    );
+    let history = &series["history"];
+    let plays = history["plays"].as_array().unwrap();
+    // Every card is played on another location than its player's own, or is a mistake.
+    assert!(plays.iter().all(|p| p["location"].is_u64()), "{history}");
+    let set = root().join("models/camouflage/reference.json");
+    let annotated = dir.path().join("annotated");
+    let run = replay(
+        path_str(&game),
+        &set,
+        "not-my-stack",
+        &["--json", "--annotate", path_str(&annotated)],
+    );
+    let out = run.json();
+    assert_eq!(out["format"], "tablejudge/camouflage-replay@1");
+    let locations = out["locations"].as_array().unwrap();
+    // The owners' own cards, as the truth has them, by card index.
+    let own: Vec<u64> = history["start"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["card"].as_u64().unwrap())
+        .collect();
+    assert!(
+        !locations.is_empty() && locations.len() <= own.len(),
+        "{out}"
+    );
+    assert!(annotated.join("frame_0000.png").is_file());
+    let photos = out["photos"].as_array().unwrap();
+    assert_eq!(photos.len(), series["frames"].as_array().unwrap().len());
+    match out["status"].as_str().unwrap() {
+        "undecided" => {
+            assert_exit!(run, 3);
+            assert!(!out["reason"].as_str().unwrap().is_empty());
+        }
+        status => {
+            // Trusted: every player's score is the truth's.
+            assert_exit!(run, if status == "legal" { 0 } else { 1 });
+            let truth = tablejudge_rules_scores(&set, history);
+            let report = &out["report"]["players"];
+            let found: Vec<(u64, u64)> = out["history"]["players"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .zip(report.as_array().unwrap())
+                .map(|(p, r)| (p["deck"].as_u64().unwrap(), r["score"].as_u64().unwrap()))
+                .collect();
+            for pair in &found {
+                assert!(truth.contains(pair), "{found:?} vs {truth:?}");
+            }
+        }
+    }
+}
+
+/// Each player's (deck, score) in the truth's history, as the rules score it.
+fn tablejudge_rules_scores(set: &Path, history: &serde_json::Value) -> Vec<(u64, u64)> {
+    use tablejudge_rules::camouflage::{score, CamouflageSet, GameRules, History, Mode};
+    let cards = CamouflageSet::from_json(&std::fs::read_to_string(set).unwrap(), "set").unwrap();
+    let history: History = serde_json::from_value(history.clone()).unwrap();
+    let rules = GameRules {
+        mode: Mode::NotMyStack,
+        wild_centres: false,
+        timer: Default::default(),
+    };
+    let report = score(&cards, &rules, &history).unwrap();
+    history
+        .players
+        .iter()
+        .zip(&report.players)
+        .map(|(p, r)| (u64::from(p.deck.0), u64::from(r.score)))
+        .collect()
 }
 
 #[test]

@@ -194,15 +194,49 @@ pub fn annotated(
     banner: &str,
     mark: CellMark,
 ) -> image::RgbImage {
-    let Some(lattice) = reading.lattice else {
-        return annotate(image, &[], banner, mark);
-    };
-    let to_image = move |[x, y]: [f64; 2]| {
-        lattice
-            .to_photo([x as f32 - 0.5, y as f32 - 0.5])
-            .unwrap_or([f32::NAN, f32::NAN])
-    };
-    let cells: Vec<CellNote> = reading
+    annotated_boards(image, std::slice::from_ref(reading), &[], banner, mark)
+}
+
+/// The photo with every board of `readings` drawn on it (each captioned from `captions`,
+/// where given) under one banner.
+pub fn annotated_boards(
+    image: &image::RgbImage,
+    readings: &[CamouflageReading],
+    captions: &[String],
+    banner: &str,
+    mark: CellMark,
+) -> image::RgbImage {
+    let maps: Vec<_> = readings
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| r.lattice.map(|l| (i, r, l)))
+        .map(|(i, r, lattice)| {
+            let to_image = move |[x, y]: [f64; 2]| {
+                lattice
+                    .to_photo([x as f32 - 0.5, y as f32 - 0.5])
+                    .unwrap_or([f32::NAN, f32::NAN])
+            };
+            (i, r, to_image, square_notes(r))
+        })
+        .collect();
+    let grids: Vec<GridNote> = maps
+        .iter()
+        .map(|(i, reading, to_image, cells)| GridNote {
+            rows: reading.rows,
+            cols: reading.cols,
+            to_image,
+            cells,
+            outline: image::Rgb([40, 120, 255]),
+            caption: captions.get(*i).map(String::as_str),
+        })
+        .collect();
+    annotate(image, &grids, banner, mark)
+}
+
+/// What each square of a reading is labelled with: its centre's symbol group, its pattern,
+/// or nothing for the table; unknown squares in amber.
+fn square_notes(reading: &CamouflageReading) -> Vec<CellNote> {
+    reading
         .squares
         .iter()
         .map(|s| {
@@ -222,16 +256,7 @@ pub fn annotated(
             };
             CellNote { text, mark }
         })
-        .collect();
-    let grid = GridNote {
-        rows: reading.rows,
-        cols: reading.cols,
-        to_image: &to_image,
-        cells: &cells,
-        outline: image::Rgb([40, 120, 255]),
-        caption: None,
-    };
-    annotate(image, &[grid], banner, mark)
+        .collect()
 }
 
 /// Symbol groups as capital letters: A, B, …, then A1, B1, … past Z.

@@ -1,7 +1,7 @@
 //! `tablejudge eval camouflage`: render whole games as photo series, replay each from its
 //! JPEGs as `camouflage replay` does, and compare with the game that was played.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -10,7 +10,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use tablejudge_rules::camouflage::{
-    score, CamouflageSet, DeckIdx, Fault, GameReport, GameRules, History, LatticePos, Placement,
+    score, CamouflageSet, DeckIdx, GameReport, GameRules, History, LatticePos, Mode, Placement,
     SideIdx,
 };
 use tablejudge_rules::{Pos, Turn};
@@ -20,6 +20,7 @@ use super::render::{camouflage_game, camouflage_side, RenderCamouflage, GAME_VID
 use super::replay::{
     replay_series, series_photos, settled_frames, PhotoOrder, ReplayRun, SeriesPhoto,
 };
+use super::replay_locations::{breaks_a_rule, replay_locations, LocationsRun};
 use crate::cli::{DegradationArg, Output};
 use crate::input::load_camouflage_set;
 use crate::outcome::{BadInput, Outcome};
@@ -136,6 +137,7 @@ pub fn camouflage(args: EvalCamouflage<'_>) -> Result<Outcome> {
         mistakes: args.mistakes,
         puzzles: None,
         video: args.video,
+        not_my_stack: args.rules.mode == Mode::NotMyStack,
         side: args.side,
         size: args.size,
         degradation: args.degradation,
@@ -169,9 +171,33 @@ pub fn camouflage(args: EvalCamouflage<'_>) -> Result<Outcome> {
                 .collect();
             (photos, Instant::now())
         };
-        let run = replay_series(&set, Some(side), args.rules, None, &photos);
-        let replay_s = started.elapsed().as_secs_f64();
-        let mut result = compare(&set, side, &args.rules, i, &game.history, &run, replay_s);
+        let mut result = if args.rules.mode == Mode::NotMyStack {
+            let run = replay_locations(&set, Some(side), args.rules, None, &photos);
+            let replay_s = started.elapsed().as_secs_f64();
+            let replayed = Replayed::of_locations(&run);
+            compare(
+                &set,
+                side,
+                &args.rules,
+                i,
+                &game.history,
+                &replayed,
+                replay_s,
+            )
+        } else {
+            let run = replay_series(&set, Some(side), args.rules, None, &photos);
+            let replay_s = started.elapsed().as_secs_f64();
+            let replayed = Replayed::of_board(&run);
+            compare(
+                &set,
+                side,
+                &args.rules,
+                i,
+                &game.history,
+                &replayed,
+                replay_s,
+            )
+        };
         if let Some(w) = watch {
             result.video_frames = Some(w.frames);
             result.watch_ms_per_frame = Some(w.watch_ms_per_frame);
@@ -262,8 +288,88 @@ fn deck_scores(history: &History, report: &GameReport) -> BTreeMap<DeckIdx, u32>
         .collect()
 }
 
-fn is_illegal(faults: &[Fault]) -> bool {
-    faults.iter().any(|f| matches!(f, Fault::Illegal(_)))
+/// What a replay made of a game, for comparing with the truth.
+struct Replayed<'a> {
+    /// The cards found on each table (one, or each Not My Stack! location), in the order
+    /// laid.
+    tables: Vec<Vec<Placement>>,
+    /// The game the replay made and how it was scored, when it made one.
+    game: Option<(&'a History, &'a GameReport)>,
+    doubts: Vec<String>,
+    photos: usize,
+}
+
+impl<'a> Replayed<'a> {
+    fn of_board(run: &'a ReplayRun) -> Replayed<'a> {
+        let mut doubts = run.replay.doubts.clone();
+        if let Err(e) = &run.report {
+            doubts.push(e.clone());
+        }
+        Replayed {
+            tables: vec![run.replay.cards.iter().map(|c| c.placement).collect()],
+            game: run.history.as_ref().ok().zip(run.report.as_ref().ok()),
+            doubts,
+            photos: run.names.len(),
+        }
+    }
+
+    fn of_locations(run: &'a LocationsRun) -> Replayed<'a> {
+        let mut doubts = run.replay.doubts.clone();
+        if let Err(e) = &run.report {
+            doubts.push(e.clone());
+        }
+        Replayed {
+            tables: run
+                .replay
+                .locations
+                .iter()
+                .map(|l| l.replay.cards.iter().map(|c| c.placement).collect())
+                .collect(),
+            game: run
+                .history
+                .as_ref()
+                .ok()
+                .map(|(h, _)| h)
+                .zip(run.report.as_ref().ok()),
+            doubts,
+            photos: run.names.len(),
+        }
+    }
+}
+
+/// Each table of the truth (the one board, or each player's location, their own card first)
+/// with the cards on it in the order laid.
+fn truth_tables(truth: &History) -> Vec<Vec<Placement>> {
+    let placement = |p: &tablejudge_rules::camouflage::Play| Placement {
+        card: p.card,
+        centre: p.centre,
+        turn: p.turn,
+    };
+    if truth.plays.iter().any(|p| p.location.is_some()) {
+        truth
+            .start
+            .iter()
+            .enumerate()
+            .map(|(l, &own)| {
+                std::iter::once(own)
+                    .chain(
+                        truth
+                            .plays
+                            .iter()
+                            .filter(|p| p.location == Some(l))
+                            .map(placement),
+                    )
+                    .collect()
+            })
+            .collect()
+    } else {
+        vec![truth
+            .start
+            .iter()
+            .copied()
+            .chain(truth.plays.iter().map(placement))
+            .collect()]
+    }
 }
 
 fn compare(
@@ -272,44 +378,57 @@ fn compare(
     rules: &GameRules,
     index: usize,
     truth: &History,
-    run: &ReplayRun,
+    run: &Replayed<'_>,
     replay_s: f64,
 ) -> GameResult {
     let truth_report = score(set, rules, truth).ok();
-    let truth_all: Vec<Placement> = truth
-        .start
-        .iter()
-        .copied()
-        .chain(truth.plays.iter().map(|p| Placement {
-            card: p.card,
-            centre: p.centre,
-            turn: p.turn,
-        }))
-        .collect();
-    let replay_all: Vec<Placement> = run.replay.cards.iter().map(|c| c.placement).collect();
-    let hits = matched(set, side, &truth_all, &replay_all);
+    // The plays found at their place and turn: each table of the truth against the replayed
+    // table that starts with the same card (a location is known by its owner's card).
+    let mut found_cards: BTreeSet<u16> = BTreeSet::new();
+    for table in truth_tables(truth) {
+        let Some(replayed) = run
+            .tables
+            .iter()
+            .find(|r| r.first().map(|p| p.card) == table.first().map(|p| p.card))
+            .or_else(|| run.tables.first().filter(|_| run.tables.len() == 1))
+        else {
+            continue;
+        };
+        let hits = matched(set, side, &table, replayed);
+        found_cards.extend(
+            table
+                .iter()
+                .zip(hits)
+                .filter(|(_, hit)| *hit)
+                .map(|(p, _)| p.card.0),
+        );
+    }
     let plays = truth.plays.len();
-    let found = hits[truth.start.len()..].iter().filter(|&&h| h).count();
+    let found = truth
+        .plays
+        .iter()
+        .filter(|p| found_cards.contains(&p.card.0))
+        .count();
 
     // Legality of each play, by card, as the truth and the replay judged it.
-    let replay_illegal: BTreeMap<u16, bool> = match (&run.history, &run.report) {
-        (Ok(h), Ok(r)) => h
+    let replay_illegal: BTreeMap<u16, bool> = match run.game {
+        Some((h, r)) => h
             .plays
             .iter()
             .zip(&r.plays)
-            .map(|(p, rep)| (p.card.0, is_illegal(&rep.faults)))
+            .map(|(p, rep)| (p.card.0, breaks_a_rule(&rep.faults)))
             .collect(),
-        _ => BTreeMap::new(),
+        None => BTreeMap::new(),
     };
     let mut legality_right = 0;
     let mut illegal = 0;
     let mut illegal_judged_legal = 0;
     if let Some(tr) = &truth_report {
-        for (k, (p, rep)) in truth.plays.iter().zip(&tr.plays).enumerate() {
-            let truly_illegal = is_illegal(&rep.faults);
+        for (p, rep) in truth.plays.iter().zip(&tr.plays) {
+            let truly_illegal = breaks_a_rule(&rep.faults);
             illegal += usize::from(truly_illegal);
             match replay_illegal.get(&p.card.0) {
-                Some(&judged) if hits[truth.start.len() + k] => {
+                Some(&judged) if found_cards.contains(&p.card.0) => {
                     legality_right += usize::from(judged == truly_illegal);
                     illegal_judged_legal += usize::from(truly_illegal && !judged);
                 }
@@ -317,25 +436,21 @@ fn compare(
             }
         }
     }
-    let scores_exact = match (&truth_report, &run.history, &run.report) {
-        (Some(tr), Ok(h), Ok(r)) => deck_scores(truth, tr) == deck_scores(h, r),
+    let scores_exact = match (&truth_report, run.game) {
+        (Some(tr), Some((h, r))) => deck_scores(truth, tr) == deck_scores(h, r),
         _ => false,
     };
-    let mut reasons = run.replay.doubts.clone();
-    if let Err(e) = &run.report {
-        reasons.push(e.clone());
-    }
     GameResult {
         index,
-        photos: run.names.len(),
+        photos: run.photos,
         plays,
         found,
         legality_right,
         illegal,
         illegal_judged_legal,
         scores_exact,
-        trusted: reasons.is_empty(),
-        reason: (!reasons.is_empty()).then(|| reasons.join("; ")),
+        trusted: run.doubts.is_empty(),
+        reason: (!run.doubts.is_empty()).then(|| run.doubts.join("; ")),
         replay_s,
         video_frames: None,
         watch_ms_per_frame: None,

@@ -11,6 +11,7 @@ mod layers;
 mod puzzle;
 mod render;
 mod replay;
+mod replay_locations;
 mod set;
 
 use anyhow::Result;
@@ -232,6 +233,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             players,
             mistakes,
             video,
+            not_my_stack,
             puzzles,
             puzzle,
             side,
@@ -247,6 +249,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             mistakes,
             puzzles: puzzles.then_some(puzzle.as_deref()),
             video,
+            not_my_stack,
             side: side.as_deref(),
             size,
             degradation,

@@ -7,14 +7,14 @@ use rand::seq::SliceRandom;
 use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use tablejudge_render::random_series;
+use tablejudge_render::{random_locations_series, random_series};
 use tablejudge_render::{
     render_camouflage, render_layers, CamouflageScene, CamouflageSceneSpec, Degradation,
     Distractors, LayersSceneSpec, SceneOptions, StackChoice,
 };
 use tablejudge_rules::camouflage::{
-    check_arrangement, random_board, simulate_game_with_mistakes, solve, Board, CamouflageSet,
-    CardIdx, DeckIdx, History, PlacementRules, Play, Player, Puzzle, SideIdx,
+    check_arrangement, random_board, simulate_game_with_mistakes, simulate_not_my_stack, solve,
+    Board, CamouflageSet, CardIdx, DeckIdx, History, PlacementRules, Play, Player, Puzzle, SideIdx,
 };
 use tablejudge_rules::Turn;
 use tablejudge_vision::video::VideoFileWriter;
@@ -123,6 +123,8 @@ pub struct RenderCamouflage<'a> {
     pub puzzles: Option<Option<&'a str>>,
     /// Games as a video file each instead of photos.
     pub video: bool,
+    /// Games of Not My Stack!: a location per player instead of one board.
+    pub not_my_stack: bool,
     pub side: Option<&'a str>,
     pub size: (u32, u32),
     pub degradation: DegradationArg,
@@ -215,8 +217,9 @@ struct SeriesEntry {
 }
 
 /// Renders game `i` into `game_NNNN/` under the output folder: `players` players, each with a
-/// deck of their own, from a starting board of a deck nobody picked, playing until nobody
-/// can. Returns the folder and the game as it happened.
+/// deck of their own, from a starting board of a deck nobody picked (in Not My Stack!, each
+/// from a card of their own at their own location), playing until nobody can. Returns the
+/// folder and the game as it happened.
 pub fn camouflage_game(
     set: &CamouflageSet,
     side: SideIdx,
@@ -226,68 +229,62 @@ pub fn camouflage_game(
     rng: &mut ChaCha8Rng,
 ) -> Result<RenderedGame> {
     let mut decks: Vec<DeckIdx> = (0..set.decks().len() as u16).map(DeckIdx).collect();
-    if decks.len() < players + 1 {
+    if args.not_my_stack && players < 3 {
         return Err(BadInput(format!(
-            "{}: {} decks are too few for {players} players and a starting deck",
+            "Not My Stack! is for 3 to 7 players, not {players}: give --players 3 or more"
+        ))
+        .into());
+    }
+    let needed = players + usize::from(!args.not_my_stack);
+    if decks.len() < needed {
+        return Err(BadInput(format!(
+            "{}: {} decks are too few for {players} players{}",
             args.set.display(),
-            decks.len()
+            decks.len(),
+            if args.not_my_stack {
+                ""
+            } else {
+                " and a starting deck"
+            }
         ))
         .into());
     }
     decks.shuffle(rng);
-    let (start, player_decks) = (decks[0], &decks[1..=players]);
-    let (board, _) = simulate_game_with_mistakes(
-        set,
-        side,
-        false,
-        start,
-        player_decks,
-        rng.gen(),
-        args.mistakes,
-    )
-    .map_err(|e| BadInput(format!("{}: {e}", args.set.display())))?;
-    let placed: Vec<_> = board.placed().iter().map(|p| p.placement).collect();
-    let history = History {
-        side,
-        players: player_decks
-            .iter()
-            .enumerate()
-            .map(|(k, &deck)| Player {
-                name: format!("player {}", k + 1),
-                deck,
-            })
-            .collect(),
-        start: placed[..3].to_vec(),
-        plays: placed[3..]
-            .iter()
-            .map(|p| {
-                // Past the starting board every card comes from a player's hand.
-                let player = player_decks
-                    .iter()
-                    .position(|&d| d == set.card(p.card).deck)
-                    .with_context(|| format!("card #{} is from no player's deck", p.card.0))?;
-                Ok(Play {
-                    player,
-                    card: p.card,
-                    centre: p.centre,
-                    turn: p.turn,
-                    time_ms: None,
-                    location: None,
-                })
-            })
-            .collect::<Result<_>>()?,
-    };
     // In a video every card is laid by a hand seen over the table.
     let hand_chance = if args.video { 1.0 } else { 0.3 };
-    let frames = random_series(
-        set,
-        &board,
-        rng,
-        args.size,
-        degradation(args.degradation),
-        hand_chance,
-    )
-    .with_context(|| format!("game {i}"))?;
+    let (history, frames) = if args.not_my_stack {
+        let history = simulate_not_my_stack(
+            set,
+            side,
+            false,
+            &decks[..players],
+            rng.gen(),
+            args.mistakes,
+        );
+        let frames = random_locations_series(
+            set,
+            &history,
+            rng,
+            args.size,
+            degradation(args.degradation),
+            hand_chance,
+        )
+        .with_context(|| format!("game {i}"))?;
+        (history, frames)
+    } else {
+        let (start, player_decks) = (decks[0], &decks[1..=players]);
+        let (board, history) = one_board_game(set, side, start, player_decks, args, rng)?;
+        let frames = random_series(
+            set,
+            &board,
+            rng,
+            args.size,
+            degradation(args.degradation),
+            hand_chance,
+        )
+        .with_context(|| format!("game {i}"))?;
+        (history, frames)
+    };
     let dir = args.out.join(format!("game_{i:04}"));
     create_out(&dir)?;
     let mut entries = Vec::with_capacity(frames.len());
@@ -346,6 +343,60 @@ pub fn camouflage_game(
         photos: frames.len(),
         history: series.history,
     })
+}
+
+/// A game of one board from `start`'s starting board, played by `player_decks` until nobody
+/// can, and its history.
+fn one_board_game(
+    set: &CamouflageSet,
+    side: SideIdx,
+    start: DeckIdx,
+    player_decks: &[DeckIdx],
+    args: &RenderCamouflage<'_>,
+    rng: &mut ChaCha8Rng,
+) -> Result<(Board, History)> {
+    let (board, _) = simulate_game_with_mistakes(
+        set,
+        side,
+        false,
+        start,
+        player_decks,
+        rng.gen(),
+        args.mistakes,
+    )
+    .map_err(|e| BadInput(format!("{}: {e}", args.set.display())))?;
+    let placed: Vec<_> = board.placed().iter().map(|p| p.placement).collect();
+    let history = History {
+        side,
+        players: player_decks
+            .iter()
+            .enumerate()
+            .map(|(k, &deck)| Player {
+                name: format!("player {}", k + 1),
+                deck,
+            })
+            .collect(),
+        start: placed[..3].to_vec(),
+        plays: placed[3..]
+            .iter()
+            .map(|p| {
+                // Past the starting board every card comes from a player's hand.
+                let player = player_decks
+                    .iter()
+                    .position(|&d| d == set.card(p.card).deck)
+                    .with_context(|| format!("card #{} is from no player's deck", p.card.0))?;
+                Ok(Play {
+                    player,
+                    card: p.card,
+                    centre: p.centre,
+                    turn: p.turn,
+                    time_ms: None,
+                    location: None,
+                })
+            })
+            .collect::<Result<_>>()?,
+    };
+    Ok((board, history))
 }
 
 /// A game rendered as a photo series.

@@ -27,7 +27,7 @@ use crate::outcome::{BadInput, Outcome};
 use crate::photo::{load_camera, load_photo, save_image, taken_at};
 
 /// Format tag of `camouflage replay --json`.
-const REPLAY_FORMAT: &str = "tablejudge/camouflage-replay@1";
+pub const REPLAY_FORMAT: &str = "tablejudge/camouflage-replay@1";
 const PHOTO_EXTENSIONS: [&str; 4] = ["jpg", "jpeg", "png", "JPG"];
 
 pub struct CamouflageReplay<'a> {
@@ -136,6 +136,20 @@ pub struct VideoWatch {
     pub watch_ms_per_frame: f64,
 }
 
+impl VideoWatch {
+    pub fn print(&self, source: &str) -> Result<()> {
+        outln!(
+            "{source}: {} frames at {:.0} frames/s, {} where the table settled; watching took \
+             {:.1} ms a frame",
+            self.frames,
+            self.fps,
+            self.settled,
+            self.watch_ms_per_frame
+        );
+        Ok(())
+    }
+}
+
 /// The frames of a video where the table settles into a new state (still for `settle_s`
 /// seconds and unlike the last such frame), named `frame_NNNNNN` by their index.
 pub fn settled_frames(path: &Path, settle_s: f64) -> Result<(Vec<SeriesPhoto>, VideoWatch)> {
@@ -179,31 +193,34 @@ pub fn settled_frames(path: &Path, settle_s: f64) -> Result<(Vec<SeriesPhoto>, V
     Ok((photos, watch))
 }
 
-/// Reads every photo (in parallel), then replays them in order and scores the game.
-pub fn replay_series(
+/// Reads every photo with `read` (in parallel) and settles the side face up: the one named,
+/// or the one most boards show (`sides` lists a reading's boards' sides). Photos with a board
+/// read as another side are read again as this one.
+pub fn game_side<T: Send + Sync>(
     set: &CamouflageSet,
     side: Option<SideIdx>,
-    rules: GameRules,
     camera: Option<&Camera>,
     photos: &[SeriesPhoto],
-) -> ReplayRun {
+    read: impl Fn(&RgbImage, &CamouflageReadOptions) -> Result<T, String> + Sync,
+    sides: impl Fn(&T) -> Vec<Option<String>> + Sync,
+) -> (SideIdx, Vec<Result<T, String>>) {
+    let read_photo = |p: &SeriesPhoto, options: &CamouflageReadOptions| match &p.image {
+        Ok(image) => read(image, options),
+        Err(e) => Err(e.clone()),
+    };
     let options = CamouflageReadOptions {
         colours: Some(SideColours { set, side }),
         camera,
     };
-    let read = |p: &SeriesPhoto, options: &CamouflageReadOptions| match &p.image {
-        Ok(image) => read_camouflage(image, options).map_err(|e| e.to_string()),
-        Err(e) => Err(e.clone()),
-    };
-    let mut readings: Vec<Result<CamouflageReading, String>> =
-        photos.par_iter().map(|p| read(p, &options)).collect();
-    // The side face up: the one named, or the one most photos show; photos read as another
-    // side are read again as this one.
+    let mut readings: Vec<Result<T, String>> =
+        photos.par_iter().map(|p| read_photo(p, &options)).collect();
     let side = side.unwrap_or_else(|| {
         let mut votes = vec![0usize; set.sides().len()];
         for r in readings.iter().flatten() {
-            if let Some(s) = r.side.as_deref().and_then(|s| set.side_by_name(s)) {
-                votes[s.0 as usize] += 1;
+            for s in sides(r).iter().flatten() {
+                if let Some(s) = set.side_by_name(s) {
+                    votes[s.0 as usize] += 1;
+                }
             }
         }
         let best = (0..votes.len()).max_by_key(|&i| votes[i]).unwrap_or(0);
@@ -216,12 +233,33 @@ pub fn replay_series(
         }),
         camera,
     };
-    let side_name = set.side(side).name.clone();
+    let side_name = &set.side(side).name;
     readings
         .par_iter_mut()
         .zip(photos)
-        .filter(|(r, _)| matches!(r, Ok(r) if r.side.as_deref() != Some(side_name.as_str())))
-        .for_each(|(r, p)| *r = read(p, &forced));
+        .filter(|(r, _)| {
+            matches!(r, Ok(r) if sides(r).iter().any(|s| s.as_deref() != Some(side_name.as_str())))
+        })
+        .for_each(|(r, p)| *r = read_photo(p, &forced));
+    (side, readings)
+}
+
+/// Reads every photo (in parallel), then replays them in order and scores the game.
+pub fn replay_series(
+    set: &CamouflageSet,
+    side: Option<SideIdx>,
+    rules: GameRules,
+    camera: Option<&Camera>,
+    photos: &[SeriesPhoto],
+) -> ReplayRun {
+    let (side, readings) = game_side(
+        set,
+        side,
+        camera,
+        photos,
+        |image, options| read_camouflage(image, options).map_err(|e| e.to_string()),
+        |r: &CamouflageReading| vec![r.side.clone()],
+    );
     // Every reading is now of the game's side.
     let mut tracker = Tracker::new(set, side, PlacementRules::game(rules.wild_centres));
     for reading in &readings {
@@ -298,14 +336,6 @@ pub fn replay(args: CamouflageReplay<'_>) -> Result<Outcome> {
         None => None,
         Some(name) => Some(super::render::camouflage_side(&set, args.set, Some(name))?),
     };
-    if args.rules.mode == tablejudge_rules::camouflage::Mode::NotMyStack {
-        return Err(BadInput(
-            "--mode not-my-stack: replaying a game of several locations is not supported yet; \
-             replay each location's photos as its own series"
-                .into(),
-        )
-        .into());
-    }
     let camera = args.camera_calibration.map(load_camera).transpose()?;
     if let Some(dir) = args.annotate {
         std::fs::create_dir_all(dir).map_err(|e| {
@@ -331,6 +361,9 @@ pub fn replay(args: CamouflageReplay<'_>) -> Result<Outcome> {
             .collect();
         (photos, None)
     };
+    if args.rules.mode == Mode::NotMyStack {
+        return super::replay_locations::replay(&args, &set, side, camera.as_ref(), &photos, watch);
+    }
     let run = replay_series(&set, side, args.rules, camera.as_ref(), &photos);
 
     let mut reasons = run.replay.doubts.clone();
@@ -372,14 +405,7 @@ pub fn replay(args: CamouflageReplay<'_>) -> Result<Outcome> {
         }))?;
     } else {
         if let Some(w) = &watch {
-            outln!(
-                "{source}: {} frames at {:.0} frames/s, {} where the table settled; watching \
-                 took {:.1} ms a frame",
-                w.frames,
-                w.fps,
-                w.settled,
-                w.watch_ms_per_frame
-            );
+            w.print(&source)?;
         }
         print_text(&source, &run, &placements, &reasons)?;
     }
@@ -498,7 +524,7 @@ fn print_text(
     Ok(())
 }
 
-fn describe_fault(f: &Fault) -> String {
+pub fn describe_fault(f: &Fault) -> String {
     match f {
         Fault::Illegal(e) => format!("ILLEGAL: {e}"),
         Fault::AfterGameOver { out_at_play } => {
