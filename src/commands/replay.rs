@@ -292,12 +292,7 @@ pub fn replay_series(
             if cards.len() == 1 { "es" } else { "" },
         ));
     }
-    let report = match &history {
-        Ok(h) => {
-            score(set, &rules, h).map_err(|e| format!("the cards found do not make a game: {e}"))
-        }
-        Err(e) => Err(e.clone()),
-    };
+    let report = score_found(set, &rules, history.as_ref());
     ReplayRun {
         names: photos.iter().map(|p| p.name.clone()).collect(),
         readings,
@@ -305,6 +300,16 @@ pub fn replay_series(
         history,
         report,
     }
+}
+
+/// The game the replay found, scored; or why there is none.
+pub fn score_found(
+    set: &CamouflageSet,
+    rules: &GameRules,
+    history: Result<&History, &String>,
+) -> Result<GameReport, String> {
+    let history = history.map_err(Clone::clone)?;
+    score(set, rules, history).map_err(|e| format!("the cards found do not make a game: {e}"))
 }
 
 #[derive(Serialize)]

@@ -7,7 +7,7 @@ use anyhow::Result;
 use rayon::prelude::*;
 use serde::Serialize;
 use tablejudge_rules::camouflage::{
-    score, CamouflageSet, Fault, GameReport, GameRules, History, PlacementRules, SideIdx,
+    CamouflageSet, Fault, GameReport, GameRules, History, PlacementRules, SideIdx,
 };
 use tablejudge_vision::camouflage::{
     read_camouflage_boards, CamouflageReading, FoundPlay, FrameOutcome, LocationsReplay,
@@ -17,7 +17,9 @@ use tablejudge_vision::Camera;
 
 use super::camouflage::annotated_boards;
 use super::print_json;
-use super::replay::{game_side, CamouflageReplay, SeriesPhoto, VideoWatch, REPLAY_FORMAT};
+use super::replay::{
+    game_side, score_found, CamouflageReplay, SeriesPhoto, VideoWatch, REPLAY_FORMAT,
+};
 use crate::annotate::CellMark;
 use crate::outcome::Outcome;
 use crate::photo::save_image;
@@ -67,12 +69,7 @@ pub fn replay_locations(
     let order = replay.order_doubts(set, side, &rules);
     replay.doubts.extend(order);
     let history = replay.history(set, side);
-    let report = match &history {
-        Ok((h, _)) => {
-            score(set, &rules, h).map_err(|e| format!("the cards found do not make a game: {e}"))
-        }
-        Err(e) => Err(e.clone()),
-    };
+    let report = score_found(set, &rules, history.as_ref().map(|(h, _)| h));
     LocationsRun {
         names: photos.iter().map(|p| p.name.clone()).collect(),
         readings,

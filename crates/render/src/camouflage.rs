@@ -96,16 +96,30 @@ pub fn random_series(
     hand_chance: f64,
 ) -> Result<Vec<SeriesFrame>, RenderError> {
     let base = CamouflageSceneSpec::random(set, board, rng, size, degradation)?;
-    let cam = Camera::new(&base.camera);
     let n = base.cards.len();
+    // The hand reaches for the card's lattice square.
+    let aim = |c: &CardSpec| [f64::from(c.centre.col) + 0.5, f64::from(c.centre.row) + 0.5];
+    Ok(series_frames(&base, n.min(3), rng, hand_chance, aim))
+}
+
+/// A photo of `base` after each card from the `first` cards on, each with a new sensor
+/// noise and the camera a little moved, and with chance `hand_chance` a photo before it with
+/// the hand still over the card just laid, reaching for the board-frame point `aim` gives.
+fn series_frames(
+    base: &CamouflageSceneSpec,
+    first: usize,
+    rng: &mut impl Rng,
+    hand_chance: f64,
+    aim: impl Fn(&CardSpec) -> [f64; 2],
+) -> Vec<SeriesFrame> {
+    let cam = Camera::new(&base.camera);
     let mut frames = Vec::new();
-    for cards in n.min(3)..=n {
+    for cards in first..=base.cards.len() {
         let mut spec = base.clone();
         spec.cards.truncate(cards);
         shake(&mut spec, rng);
-        if cards > 3 && chance(rng, hand_chance) {
-            let c = &spec.cards[cards - 1];
-            let at = [f64::from(c.centre.col) + 0.5, f64::from(c.centre.row) + 0.5];
+        if cards > first && chance(rng, hand_chance) {
+            let at = aim(&spec.cards[cards - 1]);
             frames.push(SeriesFrame {
                 spec: with_hand(&spec, at, &cam, rng),
                 cards,
@@ -118,7 +132,7 @@ pub fn random_series(
             hand: false,
         });
     }
-    Ok(frames)
+    frames
 }
 
 /// A photo series of a Not My Stack! game, one photo after each card (every location's own
@@ -159,32 +173,20 @@ pub fn random_locations_series(
     }
     let base =
         CamouflageSceneSpec::random_locations(set, &locations, &order, rng, size, degradation)?;
-    let cam = Camera::new(&base.camera);
-    let first = history.start.len();
-    let mut frames = Vec::new();
-    for cards in first..=order.len() {
-        let mut spec = base.clone();
-        spec.cards.truncate(cards);
-        shake(&mut spec, rng);
-        if cards > first && chance(rng, hand_chance) {
-            let c = &spec.cards[cards - 1];
-            let at = [
-                f64::from(c.centre.col) + 0.5 + c.offset[0],
-                f64::from(c.centre.row) + 0.5 + c.offset[1],
-            ];
-            frames.push(SeriesFrame {
-                spec: with_hand(&spec, at, &cam, rng),
-                cards,
-                hand: true,
-            });
-        }
-        frames.push(SeriesFrame {
-            spec,
-            cards,
-            hand: false,
-        });
-    }
-    Ok(frames)
+    // The hand reaches for where the card lies, off its lattice square to its location.
+    let aim = |c: &CardSpec| {
+        [
+            f64::from(c.centre.col) + 0.5 + c.offset[0],
+            f64::from(c.centre.row) + 0.5 + c.offset[1],
+        ]
+    };
+    Ok(series_frames(
+        &base,
+        history.start.len(),
+        rng,
+        hand_chance,
+        aim,
+    ))
 }
 
 /// A new sensor noise and the small move of a hand-held or clamped camera between photos.
