@@ -118,10 +118,12 @@ pub(crate) fn find_symbols(image: &RgbImage) -> Result<Vec<Symbol>, VisionError>
                 *centroids.at_2d::<f64>(i, 0).map_err(cv("centroid"))? as f32,
                 *centroids.at_2d::<f64>(i, 1).map_err(cv("centroid"))? as f32,
             ];
-            if symbols
-                .iter()
-                .any(|s| crate::geom::dist(s.centre, centre) < 0.5 * s.size.max(size))
-            {
+            // The same symbol found again; a blob twice the size or more about the same middle
+            // is another thing (a whole card whose squares closed into one blob).
+            if symbols.iter().any(|s| {
+                crate::geom::dist(s.centre, centre) < 0.5 * s.size.max(size)
+                    && s.size.max(size) < 2.0 * s.size.min(size)
+            }) {
                 continue;
             }
             let window = (x, y, bw, bh);

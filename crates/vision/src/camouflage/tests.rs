@@ -273,6 +273,44 @@ fn every_decks_symbol_is_found() {
     }
 }
 
+/// A lone card small in a large photo (one location of a whole table): its eight dark
+/// pattern squares close into one ring-shaped blob with the same middle as the symbol, light
+/// table all around it. That blob must not hide the symbol inside it.
+#[test]
+fn a_small_cards_symbol_is_found_inside_the_blob_its_squares_make() {
+    let (w, side) = (2160u32, 50u32);
+    let mut image = image::RgbImage::from_pixel(w, w, image::Rgb([228, 222, 210]));
+    let (x0, y0) = (w / 2 - 3 * side / 2, w / 2 - 3 * side / 2);
+    for k in 0..9u32 {
+        let colour = if k == 4 {
+            image::Rgb([242, 238, 228])
+        } else {
+            image::Rgb([30, 90, 150])
+        };
+        for y in 0..side {
+            for x in 0..side {
+                image.put_pixel(x0 + (k % 3) * side + x, y0 + (k / 3) * side + y, colour);
+            }
+        }
+    }
+    // A diamond 20 pixels across in the middle of the centre square.
+    let mid = (w / 2) as i32;
+    for y in -10..=10i32 {
+        for x in -10..=10i32 {
+            if x.abs() + y.abs() <= 10 {
+                image.put_pixel((mid + x) as u32, (mid + y) as u32, image::Rgb([25, 20, 25]));
+            }
+        }
+    }
+    let symbols = super::seeds::find_symbols(&image).unwrap();
+    assert!(
+        symbols.iter().any(|s| {
+            crate::geom::dist(s.centre, [mid as f32, mid as f32]) < 3.0 && s.size < 30.0
+        }),
+        "{symbols:?}"
+    );
+}
+
 /// A card whose symbol the reader cannot see (smudged over here) is not read as table: its
 /// squares that no other card's block reaches are read as card with no centre, so the
 /// reading says a card is missing rather than report table there.
