@@ -100,6 +100,10 @@ pub struct CamouflageReading {
     /// whose centre was not found. Their rows and columns continue the block's (-1 above it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub beyond: Vec<SquareReading>,
+    /// Squares just outside the block read as table (in the photo, and unlike a card), in
+    /// the block's rows and columns: what a tracker may take as bare table there.
+    #[serde(skip)]
+    pub table_ring: Vec<LatticePos>,
     /// Pixel positions of symbols on or beside the cards that lie on no centre read: a card
     /// off the others' lattice, or one the reader missed. The reading is then not whole.
     pub stray_symbols: Vec<[f32; 2]>,
@@ -408,7 +412,8 @@ fn board_reading(
             }
         }
     }
-    let (card_like, beyond) = card_like_squares(lookup, &lattice, rows, cols, &covered, &centres);
+    let (card_like, beyond, table_ring) =
+        card_like_squares(lookup, &lattice, rows, cols, &covered, &centres);
     let measured: Vec<Option<[f32; 3]>> = (0..rows * cols)
         .map(|i| {
             let pos = LatticePos::new((i / cols) as i32, (i % cols) as i32);
@@ -481,6 +486,7 @@ fn board_reading(
         picture,
         squares,
         beyond,
+        table_ring,
         stray_symbols: stray_symbols(lookup, &lattice, &centres, seeds),
         centres: group_symbols(&lattice, &centres),
         lattice: Some(lattice),
@@ -643,7 +649,7 @@ fn card_like_squares(
     cols: usize,
     covered: &[bool],
     centres: &BTreeMap<LatticePos, CentreLook>,
-) -> (Vec<bool>, Vec<LatticePos>) {
+) -> (Vec<bool>, Vec<LatticePos>, Vec<LatticePos>) {
     let lab = |pos: LatticePos| {
         square_colour(lookup, lattice, pos, centres).map(|c| Lab::from_linear(lin(c)))
     };
@@ -657,7 +663,7 @@ fn card_like_squares(
         .collect();
     if table.len() < 20 {
         // The block fills the photo: nothing to tell the table by.
-        return (vec![false; rows * cols], Vec::new());
+        return (vec![false; rows * cols], Vec::new(), Vec::new());
     }
     // A table may be of several colours (stripes, checks, flowers): a square is like the
     // table when it is like enough squares of it, as near as the table's squares are to each
@@ -686,13 +692,14 @@ fn card_like_squares(
     let inside = (0..rows * cols)
         .map(|i| !covered[i] && card_like(LatticePos::new((i / cols) as i32, (i % cols) as i32)))
         .collect();
-    // Just outside the block, where a card whose centre was missed may stick out.
-    let beyond = (-1..=r1)
+    // Just outside the block, where a card whose centre was missed may stick out; the rest
+    // of that ring, in the photo, is table.
+    let (beyond, table_ring): (Vec<LatticePos>, Vec<LatticePos>) = (-1..=r1)
         .flat_map(|r| (-1..=c1).map(move |c| LatticePos::new(r, c)))
         .filter(|p| p.row < 0 || p.col < 0 || p.row >= r1 || p.col >= c1)
-        .filter(|&p| card_like(p))
-        .collect();
-    (inside, beyond)
+        .filter(|&p| lab(p).is_some())
+        .partition(|&p| card_like(p));
+    (inside, beyond, table_ring)
 }
 
 /// A square closer than this (ΔE) to a square of the table is table, however even the table

@@ -484,11 +484,13 @@ impl<'a> Tracker<'a> {
         let mut doubts = self.doubts;
         for d in &self.pending {
             // Beside the card, only bare table clears a square: a card whose centre was
-            // missed stays there, or is covered and never seen as table again.
+            // missed stays there, or is covered and never seen as table again. Bare table in
+            // the photo the card was laid in clears it too: a card does not leave, so what
+            // showed there before was over the table (a hand).
             let cleared = d.squares.iter().all(|q| {
-                self.confirmed
-                    .get(q)
-                    .is_some_and(|&(f, bare)| f > d.frame && (bare || near(*q, d.centre)))
+                self.confirmed.get(q).is_some_and(|&(f, bare)| {
+                    (f > d.frame && (bare || near(*q, d.centre))) || (f == d.frame && bare)
+                })
             });
             if !cleared {
                 doubts.push(d.text.clone());
@@ -682,6 +684,7 @@ impl<'a> Tracker<'a> {
             .iter()
             .chain(&reading.beyond)
             .map(|s| (LatticePos::new(s.row, s.col), s.kind.char()))
+            .chain(reading.table_ring.iter().map(|&p| (p, TABLE)))
             .collect();
         let centres: Vec<(LatticePos, usize)> = reading
             .centres

@@ -7,6 +7,7 @@ use tablejudge_rules::camouflage::{
 
 use super::*;
 use crate::camouflage::test_support::{reading_of, set};
+use crate::camouflage::{SquareKind, SquareReading};
 
 fn as_read(board: &Board, q: u8) -> CamouflageReading {
     reading_of(board, q, |_, _, ch| ch)
@@ -369,4 +370,54 @@ fn a_last_card_whose_centre_is_never_seen_leaves_the_replay_in_doubt() {
         "{:?}",
         replay.doubts
     );
+}
+
+#[test]
+fn a_square_like_a_card_beside_the_last_card_is_cleared_by_the_last_photo_showing_table_there() {
+    // A game whose last card has squares on the edge of the final table: the square just
+    // past them lies in the ring the reader reads just outside its block.
+    let (set, truth, tables, ghost) = (0..50)
+        .find_map(|seed| {
+            let (set, truth, tables) = game(seed);
+            let centre = truth.placed().last()?.placement.centre;
+            let (lo, _) = tables.last()?.bounds()?;
+            (centre.row - 1 == lo.row && tables.len() > 3).then(|| {
+                let ghost = LatticePos::new(centre.row - 3, centre.col);
+                (set, truth, tables, ghost)
+            })
+        })
+        .expect("a game whose last card lies on the table's top edge");
+    let last = tables.len() - 1;
+    let mut tracker = Tracker::new(&set, SideIdx(0), PlacementRules::GAME);
+    for t in &tables[..last] {
+        tracker.observe(&as_read(t, 0));
+    }
+    // The reading's square (r, c) is lattice (r + top - 1, c + left - 1).
+    let local = |t: &Board, p: LatticePos| {
+        let (tl, _) = t.picture().unwrap();
+        LatticePos::new(p.row - tl.row + 1, p.col - tl.col + 1)
+    };
+    // A photo with the hand that is about to lay the last card: a square of skin beside
+    // where it will lie, read as a pattern with no centre near it.
+    let mut hand = as_read(&tables[last - 1], 0);
+    let g = local(&tables[last - 1], ghost);
+    hand.beyond.push(SquareReading {
+        row: g.row,
+        col: g.col,
+        kind: SquareKind::Pattern(tablejudge_rules::Key::new('z').unwrap()),
+        srgb: tablejudge_rules::Srgb::new(200, 150, 120),
+        confidence: 1.0,
+    });
+    tracker.observe(&hand);
+    // The last photo: the card laid, and the square beside it read as table.
+    let mut after = as_read(&tables[last], 0);
+    after.table_ring.push(local(&tables[last], ghost));
+    tracker.observe(&after);
+    let replay = tracker.finish();
+    assert_eq!(replay.cards.len(), truth.placed().len());
+    assert_eq!(
+        replay.cards.last().unwrap().placement.card,
+        truth.placed().last().unwrap().placement.card
+    );
+    assert!(replay.doubts.is_empty(), "{:?}", replay.doubts);
 }
