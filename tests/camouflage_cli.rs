@@ -600,6 +600,38 @@ fn eval_camouflage_replays_rendered_games_and_counts_what_it_got_right() {
     assert_eq!(s["trusted_wrong"], 0);
 }
 
+#[test]
+fn eval_camouflage_not_my_stack_compares_every_location_with_the_game_played() {
+    let set = root().join("models/camouflage/reference.json");
+    let run = tablejudge([
+        "eval",
+        "camouflage",
+        "--set",
+        path_str(&set),
+        "--mode",
+        "not-my-stack",
+        "--n",
+        "1",
+        "--players",
+        "3",
+        "--seed",
+        "1",
+        "--size",
+        "960x720",
+        "--json",
+    ]);
+    assert_exit!(run, 0);
+    let s = &run.json()["summary"];
+    assert_eq!(s["mode"], "Not My Stack!");
+    assert_eq!(s["games"], 1);
+    // Three players, five cards each: at most 15 plays, each on another's location.
+    let plays = s["plays"].as_u64().unwrap();
+    assert!((3..=15).contains(&plays), "{s}");
+    assert!(s["found"].as_u64().unwrap() <= plays);
+    assert_eq!(s["trusted_wrong"], 0);
+    assert_eq!(s["illegal_judged_legal"], 0);
+}
+
 /// `tablejudge camouflage puzzle PHOTO --set SET --puzzle ID` and `extra`.
 fn judge_puzzle(photo: &Path, set: &Path, puzzle: &str, extra: &[&str]) -> Run {
     let mut args = vec![

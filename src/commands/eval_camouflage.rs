@@ -171,32 +171,25 @@ pub fn camouflage(args: EvalCamouflage<'_>) -> Result<Outcome> {
                 .collect();
             (photos, Instant::now())
         };
+        let judge = |replayed: &Replayed<'_>, replay_s: f64| {
+            compare(
+                &set,
+                side,
+                &args.rules,
+                i,
+                &game.history,
+                replayed,
+                replay_s,
+            )
+        };
         let mut result = if args.rules.mode == Mode::NotMyStack {
             let run = replay_locations(&set, Some(side), args.rules, None, &photos);
             let replay_s = started.elapsed().as_secs_f64();
-            let replayed = Replayed::of_locations(&run);
-            compare(
-                &set,
-                side,
-                &args.rules,
-                i,
-                &game.history,
-                &replayed,
-                replay_s,
-            )
+            judge(&Replayed::of_locations(&run), replay_s)
         } else {
             let run = replay_series(&set, Some(side), args.rules, None, &photos);
             let replay_s = started.elapsed().as_secs_f64();
-            let replayed = Replayed::of_board(&run);
-            compare(
-                &set,
-                side,
-                &args.rules,
-                i,
-                &game.history,
-                &replayed,
-                replay_s,
-            )
+            judge(&Replayed::of_board(&run), replay_s)
         };
         if let Some(w) = watch {
             result.video_frames = Some(w.frames);
