@@ -569,27 +569,36 @@ fn camouflage_replay_without_the_starting_board_is_undecided() {
     assert!(run.stdout.contains("undecided"), "{}", run.stdout);
 }
 
-#[test]
-fn eval_camouflage_replays_rendered_games_and_counts_what_it_got_right() {
+/// `tablejudge eval camouflage` of one game at 960×720 on the reference set, as JSON, and
+/// `extra`.
+fn eval_camouflage(extra: &[&str]) -> Run {
     let set = root().join("models/camouflage/reference.json");
-    let run = tablejudge([
+    let mut args = vec![
         "eval",
         "camouflage",
         "--set",
         path_str(&set),
         "--n",
         "1",
+        "--size",
+        "960x720",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    tablejudge(args)
+}
+
+#[test]
+fn eval_camouflage_replays_rendered_games_and_counts_what_it_got_right() {
+    let run = eval_camouflage(&[
         "--players",
         "2",
         "--seed",
         "3",
         "--mistakes",
         "0",
-        "--size",
-        "960x720",
         "--degradation",
         "clean",
-        "--json",
     ]);
     assert_exit!(run, 0);
     let s = &run.json()["summary"];
@@ -602,24 +611,7 @@ fn eval_camouflage_replays_rendered_games_and_counts_what_it_got_right() {
 
 #[test]
 fn eval_camouflage_not_my_stack_compares_every_location_with_the_game_played() {
-    let set = root().join("models/camouflage/reference.json");
-    let run = tablejudge([
-        "eval",
-        "camouflage",
-        "--set",
-        path_str(&set),
-        "--mode",
-        "not-my-stack",
-        "--n",
-        "1",
-        "--players",
-        "3",
-        "--seed",
-        "1",
-        "--size",
-        "960x720",
-        "--json",
-    ]);
+    let run = eval_camouflage(&["--mode", "not-my-stack", "--players", "3", "--seed", "1"]);
     assert_exit!(run, 0);
     let s = &run.json()["summary"];
     assert_eq!(s["mode"], "Not My Stack!");

@@ -484,12 +484,7 @@ fn print_text(
         }
     }
     for p in placements {
-        let verdict = if p.faults.is_empty() {
-            "stands".to_string()
-        } else {
-            let faults: Vec<String> = p.faults.iter().map(describe_fault).collect();
-            faults.join("; ")
-        };
+        let verdict = verdict(&p.faults);
         outln!(
             "  {}: {} ({}) at ({}, {}) turned {}°: {}{}",
             p.photo,
@@ -529,7 +524,7 @@ fn print_text(
     Ok(())
 }
 
-pub fn describe_fault(f: &Fault) -> String {
+fn describe_fault(f: &Fault) -> String {
     match f {
         Fault::Illegal(e) => format!("ILLEGAL: {e}"),
         Fault::AfterGameOver { out_at_play } => {
@@ -539,8 +534,23 @@ pub fn describe_fault(f: &Fault) -> String {
             "played after the first player went out at play {} (expert: no extra time)",
             out_at_play + 1
         ),
+        Fault::OwnLocation => "ILLEGAL: played on the player's own location".into(),
+        Fault::FrozenLocation { owner, out_at_play } => format!(
+            "ILLEGAL: the location was frozen (its owner, player {}, went out at play {})",
+            owner + 1,
+            out_at_play + 1
+        ),
         other => format!("{other:?}"),
     }
+}
+
+/// A card's verdict in words: its faults, or that it stands.
+pub fn verdict(faults: &[Fault]) -> String {
+    if faults.is_empty() {
+        return "stands".into();
+    }
+    let words: Vec<String> = faults.iter().map(describe_fault).collect();
+    words.join("; ")
 }
 
 /// An annotated copy of every photo, its banner saying what the replay made of it.

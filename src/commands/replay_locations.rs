@@ -18,7 +18,7 @@ use tablejudge_vision::Camera;
 use super::camouflage::annotated_boards;
 use super::print_json;
 use super::replay::{
-    game_side, score_found, CamouflageReplay, SeriesPhoto, VideoWatch, REPLAY_FORMAT,
+    game_side, score_found, verdict, CamouflageReplay, SeriesPhoto, VideoWatch, REPLAY_FORMAT,
 };
 use crate::annotate::CellMark;
 use crate::outcome::Outcome;
@@ -160,27 +160,6 @@ pub fn locations_json(set: &CamouflageSet, run: &LocationsRun) -> Vec<LocationJs
             }
         })
         .collect()
-}
-
-/// A card's verdict in words: its faults, or that it stands.
-pub fn verdict(faults: &[Fault]) -> String {
-    if faults.is_empty() {
-        return "stands".into();
-    }
-    let words: Vec<String> = faults
-        .iter()
-        .map(|f| match f {
-            Fault::Illegal(e) => format!("ILLEGAL: {e}"),
-            Fault::OwnLocation => "ILLEGAL: played on the player's own location".into(),
-            Fault::FrozenLocation { owner, out_at_play } => format!(
-                "ILLEGAL: the location was frozen (its owner, player {}, went out at play {})",
-                owner + 1,
-                out_at_play + 1
-            ),
-            other => super::replay::describe_fault(other),
-        })
-        .collect();
-    words.join("; ")
 }
 
 /// A card played where the rules forbid it: illegally laid, on one's own location, or on a

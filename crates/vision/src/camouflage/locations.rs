@@ -76,7 +76,6 @@ pub struct LocationsTracker<'a> {
     rules: PlacementRules,
     locations: Vec<Location<'a>>,
     photos: usize,
-    doubts: Vec<String>,
 }
 
 /// One location's replay.
@@ -118,7 +117,6 @@ impl<'a> LocationsTracker<'a> {
             rules,
             locations: Vec::new(),
             photos: 0,
-            doubts: Vec::new(),
         }
     }
 
@@ -206,7 +204,7 @@ impl<'a> LocationsTracker<'a> {
     }
 
     pub fn finish(self) -> LocationsReplay {
-        let mut doubts = self.doubts;
+        let mut doubts = Vec::new();
         let mut locations = Vec::with_capacity(self.locations.len());
         for (l, loc) in self.locations.into_iter().enumerate() {
             let replay = loc.tracker.finish();
