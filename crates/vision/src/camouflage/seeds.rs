@@ -32,14 +32,19 @@ pub(crate) struct Seed {
 /// hugged by light stock, its square from the lattice lines around it), and as light quads
 /// with ink inside.
 pub(crate) fn find_seeds(image: &RgbImage) -> Result<Vec<Seed>, VisionError> {
-    let symbols = find_symbols(image)?;
-    let edges = Edges::new(image)?;
-    let mut seeds: Vec<Seed> = symbols
-        .iter()
-        .filter_map(|s| square_around(&edges, s))
-        .collect();
+    let mut seeds = symbol_seeds(image)?;
     seeds.extend(find_light_quads(image)?);
     Ok(seeds)
+}
+
+/// The squares around the photo's symbols, from the lattice lines near each.
+pub(crate) fn symbol_seeds(image: &RgbImage) -> Result<Vec<Seed>, VisionError> {
+    let symbols = find_symbols(image)?;
+    let edges = Edges::new(image)?;
+    Ok(symbols
+        .iter()
+        .filter_map(|s| square_around(&edges, s))
+        .collect())
 }
 
 /// A compact dark blob with light, even stock all around it.
@@ -288,40 +293,55 @@ fn square_around(edges: &Edges, symbol: &Symbol) -> Option<Seed> {
     let smooth: Vec<f32> = (0..BINS)
         .map(|i| hist[(i + BINS - 1) % BINS] + 2.0 * hist[i] + hist[(i + 1) % BINS])
         .collect();
-    let first = (0..BINS).max_by(|&a, &b| smooth[a].total_cmp(&smooth[b]))?;
-    // The other family: at least 40° away (a square seen at up to 50° of tilt).
-    let apart = |i: usize| {
-        let d = i.abs_diff(first);
+    // The strongest directions are the lattice's two families, unless a table's stripes
+    // beside a small card outweigh one of them: each pair of strong directions at least 40°
+    // apart (a square seen at up to 50° of tilt) gives a square, and the square whose sides
+    // run along edges all round wins.
+    let strongest = smooth.iter().fold(0.0f32, |a, &b| a.max(b));
+    let mut peaks: Vec<usize> = (0..BINS)
+        .filter(|&i| {
+            smooth[i] >= 0.1 * strongest
+                && smooth[i] > smooth[(i + BINS - 1) % BINS]
+                && smooth[i] >= smooth[(i + 1) % BINS]
+        })
+        .collect();
+    peaks.sort_by(|&a, &b| smooth[b].total_cmp(&smooth[a]));
+    peaks.truncate(6);
+    let apart = |a: usize, b: usize| {
+        let d = a.abs_diff(b);
         d.min(BINS - d) * 180 / BINS >= 40
     };
-    let second = (0..BINS)
-        .filter(|&i| apart(i))
-        .max_by(|&a, &b| smooth[a].total_cmp(&smooth[b]))?;
-    if smooth[second] < 0.2 * smooth[first] {
-        return None;
-    }
-    let families = [first, second].map(|b| {
-        let a = (b as f32 + 0.5) / BINS as f32 * std::f32::consts::PI;
-        lines_along(&samples, a, min_side, max_side, reach as f32)
+    // Each direction's lines, found once; of the squares of each pair, the one with the most
+    // edge along its sides, the strongest pair's on a tie.
+    let families: Vec<Option<Family>> = peaks
+        .iter()
+        .map(|&b| {
+            let a = (b as f32 + 0.5) / BINS as f32 * std::f32::consts::PI;
+            lines_along(&samples, a, min_side, max_side, reach as f32)
+        })
+        .collect();
+    let mut pairs: Vec<(usize, usize)> = (0..peaks.len())
+        .flat_map(|i| (i + 1..peaks.len()).map(move |j| (i, j)))
+        .filter(|&(i, j)| apart(peaks[i], peaks[j]))
+        .collect();
+    pairs.sort_by(|a, b| {
+        let strength = |&(i, j): &(usize, usize)| smooth[peaks[i]] + smooth[peaks[j]];
+        strength(b).total_cmp(&strength(a))
     });
-    let [(n1, o1, p1), (n2, o2, p2)] = [families[0]?, families[1]?];
-    // The point at offsets (t1, t2) along the two normals.
-    let at = |t1: f32, t2: f32| -> Option<[f32; 2]> {
-        let det = n1[0] * n2[1] - n1[1] * n2[0];
-        if det.abs() < 1e-3 {
-            return None;
+    let mut best: Option<(f32, Quad)> = None;
+    for (i, j) in pairs {
+        let (Some(f1), Some(f2)) = (families[i], families[j]) else {
+            continue;
+        };
+        let Some(quad) = square_of(symbol.centre, f1, f2) else {
+            continue;
+        };
+        let support = edge_support(edges, &quad);
+        if best.is_none_or(|(b, _)| support > b) {
+            best = Some((support, quad));
         }
-        Some([
-            cx + (t1 * n2[1] - t2 * n1[1]) / det,
-            cy + (n1[0] * t2 - n2[0] * t1) / det,
-        ])
-    };
-    let mut quad: Quad = [
-        at(o1 - p1 / 2.0, o2 - p2 / 2.0)?,
-        at(o1 + p1 / 2.0, o2 - p2 / 2.0)?,
-        at(o1 + p1 / 2.0, o2 + p2 / 2.0)?,
-        at(o1 - p1 / 2.0, o2 + p2 / 2.0)?,
-    ];
+    }
+    let (_, mut quad) = best?;
     if signed_area(&quad) < 0.0 {
         quad.reverse();
     }
@@ -336,6 +356,66 @@ fn square_around(edges: &Edges, symbol: &Symbol) -> Option<Seed> {
     })
 }
 
+/// A family of lattice lines: their normal, the offset of the centre square's middle from
+/// the symbol along it, and their spacing.
+type Family = ([f32; 2], f32, f32);
+
+/// The centre square about the symbol at `[cx, cy]` whose sides lie on the lines of two
+/// families.
+fn square_of([cx, cy]: [f32; 2], (n1, o1, p1): Family, (n2, o2, p2): Family) -> Option<Quad> {
+    // The point at offsets (t1, t2) along the two normals.
+    let at = |t1: f32, t2: f32| -> Option<[f32; 2]> {
+        let det = n1[0] * n2[1] - n1[1] * n2[0];
+        if det.abs() < 1e-3 {
+            return None;
+        }
+        Some([
+            cx + (t1 * n2[1] - t2 * n1[1]) / det,
+            cy + (n1[0] * t2 - n2[0] * t1) / det,
+        ])
+    };
+    Some([
+        at(o1 - p1 / 2.0, o2 - p2 / 2.0)?,
+        at(o1 + p1 / 2.0, o2 - p2 / 2.0)?,
+        at(o1 + p1 / 2.0, o2 + p2 / 2.0)?,
+        at(o1 - p1 / 2.0, o2 + p2 / 2.0)?,
+    ])
+}
+
+/// The share of points along the quad's four sides that lie on an edge running along the
+/// side (within a pixel across it): about all of them for a centre square, whose stock
+/// meets the patterns all round; fewer for a square askew along a table's stripes.
+fn edge_support(edges: &Edges, quad: &Quad) -> f32 {
+    const PER_SIDE: usize = 12;
+    let tolerance = 20f32.to_radians();
+    let mut on = 0;
+    for k in 0..4 {
+        let (a, b) = (quad[k], quad[(k + 1) % 4]);
+        let (dx, dy) = (b[0] - a[0], b[1] - a[1]);
+        let len = dx.hypot(dy).max(1e-3);
+        let n = [-dy / len, dx / len];
+        let normal = n[1].atan2(n[0]).rem_euclid(std::f32::consts::PI);
+        for i in 0..PER_SIDE {
+            let t = 0.1 + 0.8 * (i as f32 + 0.5) / PER_SIDE as f32;
+            let p = [a[0] + t * dx, a[1] + t * dy];
+            let hit = [-1.0f32, 0.0, 1.0].iter().any(|&d| {
+                let (x, y) = (
+                    (p[0] + d * n[0]).round() as i32,
+                    (p[1] + d * n[1]).round() as i32,
+                );
+                if x < 0 || y < 0 || x >= edges.width || y >= edges.height {
+                    return false;
+                }
+                let (m, angle) = edges.grad[(y * edges.width + x) as usize];
+                let off = (angle - normal).abs();
+                m >= MIN_EDGE && off.min(std::f32::consts::PI - off) <= tolerance
+            });
+            on += usize::from(hit);
+        }
+    }
+    on as f32 / (4 * PER_SIDE) as f32
+}
+
 /// The family of lattice lines with normal at `angle`: the normal, the offset of the centre
 /// square's middle and the spacing, chosen to put the most edge strength (of gradients within
 /// 8° of the normal) within a pixel of the lines at ±½ and ±1½ spacings from the middle.
@@ -345,7 +425,7 @@ fn lines_along(
     min_side: f32,
     max_side: f32,
     reach: f32,
-) -> Option<([f32; 2], f32, f32)> {
+) -> Option<Family> {
     let n = [angle.cos(), angle.sin()];
     // Edge strength by offset along the normal, in half-pixel bins.
     let bins = (4.0 * reach) as usize + 1;
@@ -362,27 +442,29 @@ fn lines_along(
             profile[k as usize] += m;
         }
     }
-    // Strength within a pixel of offset t, from running sums (this is the inner loop).
-    let mut running = vec![0.0f32; bins + 1];
-    for (i, &p) in profile.iter().enumerate() {
+    // Strength within a pixel of a bin, from running sums over the profile padded so that
+    // every line looked at (up to 1.7 spacings out) has its window: this is the inner loop.
+    let pad = (max_side) as usize + 8;
+    let mut running = vec![0.0f32; bins + 2 * pad + 1];
+    for i in 0..bins + 2 * pad {
+        let p = if (pad..pad + bins).contains(&i) {
+            profile[i - pad]
+        } else {
+            0.0
+        };
         running[i + 1] = running[i] + p;
     }
-    let near = |t: f32| -> f32 {
-        let k = ((t + reach) * 2.0).round() as i64;
-        let lo = (k - 2).clamp(0, bins as i64) as usize;
-        let hi = (k + 3).clamp(0, bins as i64) as usize;
-        running[hi] - running[lo]
-    };
+    let window = |k: usize| running[k + 3] - running[k - 2];
     let mut best = (0.0f32, 0.0f32, 0.0f32);
     let mut side = min_side;
     while side <= max_side {
+        // The four lines' bins from the middle's, in half pixels.
+        let lines = [-1.5f32, -0.5, 0.5, 1.5].map(|k| (2.0 * k * side).round() as isize);
         let shift = 0.2 * side;
         let mut o = -shift;
         while o <= shift {
-            let score: f32 = [-1.5f32, -0.5, 0.5, 1.5]
-                .iter()
-                .map(|k| near(o + k * side))
-                .sum();
+            let middle = ((o + reach) * 2.0).round() as isize + pad as isize;
+            let score: f32 = lines.iter().map(|&d| window((middle + d) as usize)).sum();
             if score > best.0 {
                 best = (score, o, side);
             }
@@ -569,6 +651,11 @@ fn luma(p: [f32; 3]) -> f32 {
     0.299 * p[0] + 0.587 * p[1] + 0.114 * p[2]
 }
 
+/// Ink darker than this share of the stock's brightness is a symbol's.
+const DARK_INK: f32 = 0.6;
+/// On clean stock, a symbol blurred grey is still this much darker than the stock.
+const FAINT_INK: f32 = 0.85;
+
 impl CentreLook {
     /// Measures the square whose unit square `[0,1]²` the homography `h` maps into the photo.
     pub fn measure(lookup: &Lookup, h: &Homography) -> Option<CentreLook> {
@@ -576,6 +663,7 @@ impl CentreLook {
         let mut ring = Vec::with_capacity(N * 4);
         let mut ring_sum = [0.0f32; 3];
         let mut middle: Vec<[f32; 3]> = Vec::with_capacity(N * N / 2);
+        let mut middle_at: Vec<[usize; 2]> = Vec::with_capacity(N * N / 2);
         for i in 0..N {
             for j in 0..N {
                 let (x, y) = ((j as f32 + 0.5) / N as f32, (i as f32 + 0.5) / N as f32);
@@ -586,6 +674,7 @@ impl CentreLook {
                 let p = lookup.rgb(apply_homography(h, [x, y])?)?;
                 if d < 0.36 {
                     middle.push(p);
+                    middle_at.push([j, i]);
                 } else {
                     ring.push(luma(p));
                     for c in 0..3 {
@@ -600,9 +689,48 @@ impl CentreLook {
         let ring_luma = sorted[sorted.len() / 2];
         let ring_dark = ring.iter().filter(|&&l| l < 0.8 * ring_luma).count() as f32 / n;
         let ring_mean = ring_sum.map(|s| s / n);
+        // Ink is what is much darker than the stock. A symbol too fine for the photo's
+        // resolution (bars closer than a pixel or two) blurs into a grey patch: one solid
+        // patch in the middle of stock that is clean all round is ink too. A light pattern's
+        // faint texture is not: it reaches the square's edges, or is scattered thin.
+        let dark = |limit: f32| {
+            middle
+                .iter()
+                .filter(|&&p| luma(p) < limit * ring_luma)
+                .count()
+        };
+        let faint_patch = || {
+            let at: Vec<[usize; 2]> = middle
+                .iter()
+                .zip(&middle_at)
+                .filter(|(p, _)| luma(**p) < FAINT_INK * ring_luma)
+                .map(|(_, &a)| a)
+                .collect();
+            let (Some(x0), Some(x1)) =
+                (at.iter().map(|a| a[0]).min(), at.iter().map(|a| a[0]).max())
+            else {
+                return false;
+            };
+            let (y0, y1) = (
+                at.iter().map(|a| a[1]).min().unwrap_or(0),
+                at.iter().map(|a| a[1]).max().unwrap_or(0),
+            );
+            let inner = |k: usize| ((k as f32 + 0.5) / N as f32 - 0.5).abs() < 0.3;
+            let box_cells = (x1 - x0 + 1) * (y1 - y0 + 1);
+            [x0, x1, y0, y1].into_iter().all(inner) && at.len() * 2 >= box_cells
+        };
+        let ring_clean = ring.iter().all(|&l| l >= FAINT_INK * ring_luma);
+        let limit = if ring_clean
+            && (dark(DARK_INK) as f32) < 0.04 * middle.len() as f32
+            && faint_patch()
+        {
+            FAINT_INK
+        } else {
+            DARK_INK
+        };
         let mut ink_sum = [0.0f32; 3];
         let mut ink_count = 0;
-        for p in middle.iter().filter(|&&p| luma(p) < 0.6 * ring_luma) {
+        for p in middle.iter().filter(|&&p| luma(p) < limit * ring_luma) {
             ink_count += 1;
             for c in 0..3 {
                 ink_sum[c] += p[c];

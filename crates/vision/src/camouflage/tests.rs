@@ -361,3 +361,143 @@ fn a_card_whose_centre_is_missed_is_not_read_as_table() {
         reading.picture
     );
 }
+
+/// Fills the lattice square `[col, row]` (its middle at `origin` + col·u + row·v, sides along
+/// `u` and `v`) scaled by `scale` about its middle.
+fn fill_square(
+    image: &mut image::RgbImage,
+    origin: [f32; 2],
+    [u, v]: [[f32; 2]; 2],
+    [col, row]: [f32; 2],
+    scale: f32,
+    colour: image::Rgb<u8>,
+) {
+    let at = |dc: f32, dr: f32| {
+        let (c, r) = (col + scale * dc, row + scale * dr);
+        imageproc::point::Point::new(
+            (origin[0] + c * u[0] + r * v[0]).round() as i32,
+            (origin[1] + c * u[1] + r * v[1]).round() as i32,
+        )
+    };
+    let corners = [at(-0.5, -0.5), at(0.5, -0.5), at(0.5, 0.5), at(-0.5, 0.5)];
+    imageproc::drawing::draw_polygon_mut(image, &corners, colour);
+}
+
+/// A small card on a cloth of bold stripes: the stripes' edges beside the card outweigh one
+/// of the card's own line families, and a square taken along them is askew. The seed around
+/// the symbol must be the centre square, whose sides lie on edges all round.
+#[test]
+fn a_small_cards_centre_square_is_not_taken_askew_along_a_cloths_stripes() {
+    let (w, h) = (1280u32, 720u32);
+    // Stripes 30 pixels wide at 60°, dark green on pink.
+    let mut image = image::RgbImage::from_fn(w, h, |x, y| {
+        let t = x as f32 * 60f32.to_radians().cos() + y as f32 * 60f32.to_radians().sin();
+        if (t / 30.0).floor() as i32 % 2 == 0 {
+            image::Rgb([20, 70, 65])
+        } else {
+            image::Rgb([235, 205, 210])
+        }
+    });
+    // A card of 24-pixel squares turned by -9°.
+    let side = 24.0f32;
+    let a = (-9f32).to_radians();
+    let (u, v) = (
+        [side * a.cos(), side * a.sin()],
+        [-side * a.sin(), side * a.cos()],
+    );
+    let origin = [640.0f32, 360.0];
+    let patterns = [
+        [200, 110, 40],
+        [230, 130, 30],
+        [110, 140, 50],
+        [215, 170, 60],
+        [40, 120, 150],
+        [215, 170, 60],
+        [230, 130, 30],
+        [110, 140, 50],
+    ];
+    let mut k = 0;
+    for row in -1..=1 {
+        for col in -1..=1 {
+            let colour = if (row, col) == (0, 0) {
+                [240, 235, 222]
+            } else {
+                k += 1;
+                patterns[k - 1]
+            };
+            let at = [col as f32, row as f32];
+            fill_square(&mut image, origin, [u, v], at, 1.0, image::Rgb(colour));
+        }
+    }
+    // The symbol: a dark disc in the middle.
+    imageproc::drawing::draw_filled_circle_mut(&mut image, (640, 360), 6, image::Rgb([25, 20, 25]));
+    // A lens's blur: edges run at their true angle, not in pixel steps.
+    let image = imageproc::filter::gaussian_blur_f32(&image, 1.2);
+    let seeds = super::seeds::symbol_seeds(&image).unwrap();
+    let truth: Vec<[f32; 2]> = [[-0.5f32, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]]
+        .iter()
+        .map(|&[c, r]| {
+            [
+                origin[0] + c * u[0] + r * v[0],
+                origin[1] + c * u[1] + r * v[1],
+            ]
+        })
+        .collect();
+    let around: Vec<&super::seeds::Seed> = seeds
+        .iter()
+        .filter(|s| crate::geom::dist(s.symbol, origin) < 3.0)
+        .collect();
+    assert!(!around.is_empty(), "no seed around the symbol: {seeds:?}");
+    for seed in around {
+        let worst = seed
+            .quad
+            .iter()
+            .map(|&q| {
+                truth
+                    .iter()
+                    .map(|&t| crate::geom::dist(q, t))
+                    .fold(f32::MAX, f32::min)
+            })
+            .fold(0.0f32, f32::max);
+        assert!(
+            worst < 0.2 * side,
+            "seed {:?} is not the centre square {truth:?}",
+            seed.quad
+        );
+    }
+}
+
+/// A symbol too fine for the photo blurs into a grey patch on its centre's stock: it is a
+/// centre. A light pattern's faint speckle, which reaches the square's edges, is not.
+#[test]
+fn a_symbol_blurred_grey_is_a_centre_and_a_light_speckle_is_not() {
+    let side = 26u32;
+    let stock = image::Rgb([248u8, 248, 244]);
+    let square = |ink: &dyn Fn(u32, u32) -> bool| {
+        let mut image = image::RgbImage::from_pixel(3 * side, 3 * side, image::Rgb([40, 120, 150]));
+        for y in side..2 * side {
+            for x in side..2 * side {
+                let p = if ink(x - side, y - side) {
+                    image::Rgb([192, 192, 194])
+                } else {
+                    stock
+                };
+                image.put_pixel(x, y, p);
+            }
+        }
+        let lookup = crate::refine::Lookup::new(&image, None);
+        let s = side as f32;
+        let h = crate::geom::homography_4(
+            &[[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]],
+            &crate::geom::rect(s, s, 2.0 * s, 2.0 * s),
+        )
+        .unwrap();
+        super::seeds::CentreLook::measure(&lookup, &h).unwrap()
+    };
+    // Three bars merged by blur: one grey patch of 14 × 10 pixels in the middle.
+    let blurred = square(&|x, y| (6..20).contains(&x) && (8..18).contains(&y));
+    assert!(blurred.is_centre(None), "{blurred:?}");
+    // Specks all over the square, up to its edges.
+    let speckle = square(&|x, y| (x * 7 + y * 13) % 11 == 0 && x > 3 && y > 3 && x < 23 && y < 23);
+    assert!(!speckle.is_centre(None), "{speckle:?}");
+}
