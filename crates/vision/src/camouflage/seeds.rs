@@ -655,6 +655,8 @@ fn luma(p: [f32; 3]) -> f32 {
 const DARK_INK: f32 = 0.6;
 /// On clean stock, a symbol blurred grey is still this much darker than the stock.
 const FAINT_INK: f32 = 0.85;
+/// The least share of a centre's middle that its symbol's ink covers.
+const MIN_INK: f32 = 0.04;
 
 impl CentreLook {
     /// Measures the square whose unit square `[0,1]²` the homography `h` maps into the photo.
@@ -693,36 +695,31 @@ impl CentreLook {
         // resolution (bars closer than a pixel or two) blurs into a grey patch: one solid
         // patch in the middle of stock that is clean all round is ink too. A light pattern's
         // faint texture is not: it reaches the square's edges, or is scattered thin.
-        let dark = |limit: f32| {
-            middle
-                .iter()
-                .filter(|&&p| luma(p) < limit * ring_luma)
-                .count()
-        };
         let faint_patch = || {
-            let at: Vec<[usize; 2]> = middle
+            let at = middle
                 .iter()
                 .zip(&middle_at)
                 .filter(|(p, _)| luma(**p) < FAINT_INK * ring_luma)
-                .map(|(_, &a)| a)
-                .collect();
-            let (Some(x0), Some(x1)) =
-                (at.iter().map(|a| a[0]).min(), at.iter().map(|a| a[0]).max())
-            else {
-                return false;
-            };
-            let (y0, y1) = (
-                at.iter().map(|a| a[1]).min().unwrap_or(0),
-                at.iter().map(|a| a[1]).max().unwrap_or(0),
-            );
+                .map(|(_, &a)| a);
+            let (count, [x0, y0], [x1, y1]) =
+                at.fold((0usize, [N, N], [0, 0]), |(n, lo, hi), [x, y]| {
+                    (
+                        n + 1,
+                        [lo[0].min(x), lo[1].min(y)],
+                        [hi[0].max(x), hi[1].max(y)],
+                    )
+                });
             let inner = |k: usize| ((k as f32 + 0.5) / N as f32 - 0.5).abs() < 0.3;
-            let box_cells = (x1 - x0 + 1) * (y1 - y0 + 1);
-            [x0, x1, y0, y1].into_iter().all(inner) && at.len() * 2 >= box_cells
+            count > 0
+                && [x0, x1, y0, y1].into_iter().all(inner)
+                && count * 2 >= (x1 - x0 + 1) * (y1 - y0 + 1)
         };
+        let dark = middle
+            .iter()
+            .filter(|&&p| luma(p) < DARK_INK * ring_luma)
+            .count();
         let ring_clean = ring.iter().all(|&l| l >= FAINT_INK * ring_luma);
-        let limit = if ring_clean
-            && (dark(DARK_INK) as f32) < 0.04 * middle.len() as f32
-            && faint_patch()
+        let limit = if ring_clean && (dark as f32) < MIN_INK * middle.len() as f32 && faint_patch()
         {
             FAINT_INK
         } else {
@@ -774,7 +771,7 @@ impl CentreLook {
             self.ring_luma > 0.6 * luma(s) && spread < 0.15 * mean
         });
         self.ring_dark < 0.2
-            && (0.04..0.65).contains(&self.ink)
+            && (MIN_INK..0.65).contains(&self.ink)
             && self.ink_tint < 0.5
             && self.ring_luma > 40.0
             && like_stock
