@@ -694,12 +694,13 @@ fn card_like_squares(
         .collect();
     // Just outside the block, where a card whose centre was missed may stick out; the rest
     // of that ring, in the photo, is table.
-    let (beyond, table_ring): (Vec<LatticePos>, Vec<LatticePos>) = (-1..=r1)
+    let (beyond, table_ring): (Vec<_>, Vec<_>) = (-1..=r1)
         .flat_map(|r| (-1..=c1).map(move |c| LatticePos::new(r, c)))
         .filter(|p| p.row < 0 || p.col < 0 || p.row >= r1 || p.col >= c1)
-        .filter(|&p| lab(p).is_some())
-        .partition(|&p| card_like(p));
-    (inside, beyond, table_ring)
+        .filter_map(|p| Some((p, lab(p)?)))
+        .partition(|&(_, c)| kth_nearest(c, None) > limit);
+    let positions = |squares: Vec<(LatticePos, Lab)>| squares.into_iter().map(|(p, _)| p).collect();
+    (inside, positions(beyond), positions(table_ring))
 }
 
 /// A square closer than this (ΔE) to a square of the table is table, however even the table

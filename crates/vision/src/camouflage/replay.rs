@@ -1092,7 +1092,7 @@ impl<'a> Tracker<'a> {
             // before it could be named (under a hand, say).
             let top = TopMap::of(&self.board);
             let face = self.face_squares(&p);
-            let over: Vec<LatticePos> = p
+            let mut over: Vec<LatticePos> = p
                 .squares()
                 .into_iter()
                 .enumerate()
@@ -1108,6 +1108,8 @@ impl<'a> Tracker<'a> {
                     reach <= 3 && !near(q, p.centre) && top.at(q) == TABLE
                 }))
                 .collect();
+            // Ghosts are kept in a hash map: sorted, the same replay words its doubt alike.
+            over.sort();
             if !over.is_empty() {
                 let text = format!(
                     "card {} laid in photo {} at {} lies on or beside squares that look like a \

@@ -311,15 +311,6 @@ fn square_around(edges: &Edges, symbol: &Symbol) -> Option<Seed> {
         let d = a.abs_diff(b);
         d.min(BINS - d) * 180 / BINS >= 40
     };
-    // Each direction's lines, found once; of the squares of each pair, the one with the most
-    // edge along its sides, the strongest pair's on a tie.
-    let families: Vec<Option<Family>> = peaks
-        .iter()
-        .map(|&b| {
-            let a = (b as f32 + 0.5) / BINS as f32 * std::f32::consts::PI;
-            lines_along(&samples, a, min_side, max_side, reach as f32)
-        })
-        .collect();
     let mut pairs: Vec<(usize, usize)> = (0..peaks.len())
         .flat_map(|i| (i + 1..peaks.len()).map(move |j| (i, j)))
         .filter(|&(i, j)| apart(peaks[i], peaks[j]))
@@ -328,6 +319,17 @@ fn square_around(edges: &Edges, symbol: &Symbol) -> Option<Seed> {
         let strength = |&(i, j): &(usize, usize)| smooth[peaks[i]] + smooth[peaks[j]];
         strength(b).total_cmp(&strength(a))
     });
+    // Each paired direction's lines, found once; of the squares of each pair, the one with
+    // the most edge along its sides, the strongest pair's on a tie.
+    let families: Vec<Option<Family>> = (0..peaks.len())
+        .map(|k| {
+            let paired = pairs.iter().any(|&(i, j)| i == k || j == k);
+            let a = (peaks[k] as f32 + 0.5) / BINS as f32 * std::f32::consts::PI;
+            paired
+                .then(|| lines_along(&samples, a, min_side, max_side, reach as f32))
+                .flatten()
+        })
+        .collect();
     let mut best: Option<(f32, Quad)> = None;
     for (i, j) in pairs {
         let (Some(f1), Some(f2)) = (families[i], families[j]) else {
@@ -444,16 +446,20 @@ fn lines_along(
     }
     // Strength within a pixel of a bin, from running sums over the profile padded so that
     // every line looked at (up to 1.7 spacings out) has its window: this is the inner loop.
-    let pad = (max_side) as usize + 8;
-    let mut running = vec![0.0f32; bins + 2 * pad + 1];
-    for i in 0..bins + 2 * pad {
-        let p = if (pad..pad + bins).contains(&i) {
-            profile[i - pad]
-        } else {
-            0.0
-        };
-        running[i + 1] = running[i] + p;
-    }
+    let pad = max_side as usize + 8;
+    let zeros = std::iter::repeat_n(0.0f32, pad);
+    let running: Vec<f32> = std::iter::once(0.0)
+        .chain(
+            zeros
+                .clone()
+                .chain(profile)
+                .chain(zeros)
+                .scan(0.0, |sum, p| {
+                    *sum += p;
+                    Some(*sum)
+                }),
+        )
+        .collect();
     let window = |k: usize| running[k + 3] - running[k - 2];
     let mut best = (0.0f32, 0.0f32, 0.0f32);
     let mut side = min_side;
@@ -664,8 +670,8 @@ impl CentreLook {
         const N: usize = 24;
         let mut ring = Vec::with_capacity(N * 4);
         let mut ring_sum = [0.0f32; 3];
-        let mut middle: Vec<[f32; 3]> = Vec::with_capacity(N * N / 2);
-        let mut middle_at: Vec<[usize; 2]> = Vec::with_capacity(N * N / 2);
+        // The middle's samples, each with its place on the N × N grid.
+        let mut middle: Vec<([usize; 2], [f32; 3])> = Vec::with_capacity(N * N / 2);
         for i in 0..N {
             for j in 0..N {
                 let (x, y) = ((j as f32 + 0.5) / N as f32, (i as f32 + 0.5) / N as f32);
@@ -675,8 +681,7 @@ impl CentreLook {
                 }
                 let p = lookup.rgb(apply_homography(h, [x, y])?)?;
                 if d < 0.36 {
-                    middle.push(p);
-                    middle_at.push([j, i]);
+                    middle.push(([j, i], p));
                 } else {
                     ring.push(luma(p));
                     for c in 0..3 {
@@ -698,9 +703,8 @@ impl CentreLook {
         let faint_patch = || {
             let at = middle
                 .iter()
-                .zip(&middle_at)
-                .filter(|(p, _)| luma(**p) < FAINT_INK * ring_luma)
-                .map(|(_, &a)| a);
+                .filter(|(_, p)| luma(*p) < FAINT_INK * ring_luma)
+                .map(|&(a, _)| a);
             let (count, [x0, y0], [x1, y1]) =
                 at.fold((0usize, [N, N], [0, 0]), |(n, lo, hi), [x, y]| {
                     (
@@ -716,7 +720,7 @@ impl CentreLook {
         };
         let dark = middle
             .iter()
-            .filter(|&&p| luma(p) < DARK_INK * ring_luma)
+            .filter(|(_, p)| luma(*p) < DARK_INK * ring_luma)
             .count();
         let ring_clean = ring.iter().all(|&l| l >= FAINT_INK * ring_luma);
         let limit = if ring_clean && (dark as f32) < MIN_INK * middle.len() as f32 && faint_patch()
@@ -727,7 +731,7 @@ impl CentreLook {
         };
         let mut ink_sum = [0.0f32; 3];
         let mut ink_count = 0;
-        for p in middle.iter().filter(|&&p| luma(p) < limit * ring_luma) {
+        for (_, p) in middle.iter().filter(|(_, p)| luma(*p) < limit * ring_luma) {
             ink_count += 1;
             for c in 0..3 {
                 ink_sum[c] += p[c];
