@@ -132,6 +132,8 @@ fn grow_from(seeds: &[Seed], start: usize) -> Option<Start> {
     let mut on = vec![(start, LatticePos::new(0, 0))];
     let mut from: Vec<[f32; 2]> = UNIT.to_vec();
     let mut to: Vec<[f32; 2]> = seeds[start].quad.to_vec();
+    // How many seeds the lattice was last fitted to.
+    let mut fitted = 1usize;
     let c0 = centre(&seeds[start].quad);
     let mut rest: Vec<usize> = (0..seeds.len()).filter(|&i| i != start).collect();
     rest.sort_by(|&a, &b| {
@@ -148,6 +150,17 @@ fn grow_from(seeds: &[Seed], start: usize) -> Option<Start> {
         on.push((i, pos));
         from.extend(corners.1);
         to.extend(seeds[i].quad);
+        // Refitted as the seeds on it grow by a quarter: each fit reaches a little further
+        // than the seeds it was fitted to, and a fit per seed would cost the square of them.
+        if on.len() >= fitted + fitted.div_ceil(4) {
+            fitted = on.len();
+            if let Some(l) = fit_homography(&from, &to).ok().and_then(BoardLattice::new) {
+                lattice = l;
+            }
+        }
+    }
+    // Fitted to every seed on it, as the search goes on from it.
+    if fitted < on.len() {
         if let Some(l) = fit_homography(&from, &to).ok().and_then(BoardLattice::new) {
             lattice = l;
         }
@@ -229,7 +242,7 @@ pub(crate) fn grow_centres(
     }
 }
 
-/// Where the centre square `pos` really is: the shift, within a fifth of a square, that puts
+/// Where the centre square `pos` really is: the shift, within a quarter of a square, that puts
 /// the most light stock into the band just inside its edge (the symbol is inside the band,
 /// darker pattern squares outside it). Returns the settled centre in lattice and photo
 /// coordinates.
@@ -260,7 +273,9 @@ pub(crate) fn settle(
             .sum()
     };
     let mut best = (0.0f32, 0.0f32);
-    for (step, reach) in [(0.04f32, 5i32), (0.01, 4)] {
+    // Coarse to fine: shifts up to a fifth of a square in steps of 0.07 (the band's bright
+    // plateau is wider), then about the best in steps of 0.02 and 0.01.
+    for (step, reach) in [(0.07f32, 3i32), (0.02, 2), (0.01, 1)] {
         let (bx, by) = best;
         let mut top = (f32::MIN, best);
         for i in -reach..=reach {

@@ -132,7 +132,7 @@ pub(crate) fn find_symbols(image: &RgbImage) -> Result<Vec<Symbol>, VisionError>
                 continue;
             }
             let window = (x, y, bw, bh);
-            if stock_around(&luma, labels_data, w, h, i, window) {
+            if stock_around(&luma, labels_data, w, h, i, window)? {
                 symbols.push(Symbol { centre, size });
             }
         }
@@ -159,47 +159,54 @@ fn stock_around(
     h: i32,
     label: i32,
     (x, y, bw, bh): (i32, i32, i32, i32),
-) -> bool {
+) -> Result<bool, VisionError> {
     let size = bw.max(bh) as f32;
-    let near = (0.07 * size).round().max(2.0) as i32;
-    let far = ((0.15 * size).round() as i32).max(near + 2);
-    let (x0, y0, x1, y1) = (x - far, y - far, x + bw + far, y + bh + far);
+    let near = (0.07 * size).round().max(2.0);
+    let far = ((0.15 * size).round()).max(near + 2.0);
+    let reach = far as i32;
+    let (x0, y0, x1, y1) = (x - reach, y - reach, x + bw + reach, y + bh + reach);
     if x0 < 0 || y0 < 0 || x1 > w || y1 > h {
-        return false;
+        return Ok(false);
     }
-    let (cw, ch) = ((x1 - x0) as u32, (y1 - y0) as u32);
-    let mut mask = image::GrayImage::new(cw, ch);
+    let (cw, ch) = (x1 - x0, y1 - y0);
+    // Zero on the ink: OpenCV measures each pixel's distance to the nearest zero.
+    let mut off_ink = vec![255u8; (cw * ch) as usize];
     let mut ink = (0.0f32, 0u32);
     for yy in y0..y1 {
         for xx in x0..x1 {
-            let k = (yy * w + xx) as usize;
-            if labels[k] == label {
-                mask.put_pixel((xx - x0) as u32, (yy - y0) as u32, image::Luma([255]));
+            if labels[(yy * w + xx) as usize] == label {
+                off_ink[((yy - y0) * cw + (xx - x0)) as usize] = 0;
                 ink.0 += f32::from(luma.get_pixel(xx as u32, yy as u32).0[0]);
                 ink.1 += 1;
             }
         }
     }
-    let inner =
-        imageproc::morphology::dilate(&mask, imageproc::distance_transform::Norm::L2, near as u8);
-    let outer =
-        imageproc::morphology::dilate(&mask, imageproc::distance_transform::Norm::L2, far as u8);
+    let cv = VisionError::opencv;
+    let off_ink = Mat::new_rows_cols_with_data(ch, cw, &off_ink).map_err(cv("ink Mat"))?;
+    let mut distance = Mat::default();
+    imgproc::distance_transform_def(
+        &off_ink,
+        &mut distance,
+        imgproc::DIST_L2,
+        imgproc::DIST_MASK_PRECISE,
+    )
+    .map_err(cv("distance_transform"))?;
+    let distance = distance.data_typed::<f32>().map_err(cv("distances"))?;
     let mut band: Vec<f32> = Vec::new();
-    for (px, py, o) in outer.enumerate_pixels() {
-        if o.0[0] > 0 && inner.get_pixel(px, py).0[0] == 0 {
-            band.push(f32::from(
-                luma.get_pixel(px + x0 as u32, py + y0 as u32).0[0],
-            ));
+    for (k, &d) in distance.iter().enumerate() {
+        if d > near && d <= far {
+            let (px, py) = (k as i32 % cw + x0, k as i32 / cw + y0);
+            band.push(f32::from(luma.get_pixel(px as u32, py as u32).0[0]));
         }
     }
     if band.is_empty() || ink.1 == 0 {
-        return false;
+        return Ok(false);
     }
     let mut sorted = band.clone();
     sorted.sort_by(f32::total_cmp);
     let median = sorted[sorted.len() / 2];
     let dark = band.iter().filter(|&&l| l < 0.8 * median).count() as f32 / band.len() as f32;
-    median > 40.0 && ink.0 / (ink.1 as f32) < 0.55 * median && dark < 0.08
+    Ok(median > 40.0 && ink.0 / (ink.1 as f32) < 0.55 * median && dark < 0.08)
 }
 
 /// The photo's colour gradients: at each pixel, that of the channel changing most (a border
@@ -229,18 +236,14 @@ impl Edges {
             .iter()
             .zip(dy)
             .map(|(gx, gy)| {
-                let c = (0..3)
-                    .max_by_key(|&c| i32::from(gx[c]).pow(2) + i32::from(gy[c]).pow(2))
-                    .unwrap_or(0);
+                let squared = |c: usize| i32::from(gx[c]).pow(2) + i32::from(gy[c]).pow(2);
+                let c = (0..3).max_by_key(|&c| squared(c)).unwrap_or(0);
+                // Weak gradients are never looked at (see `square_around`): most pixels.
+                if (squared(c) as f32) < MIN_EDGE * MIN_EDGE {
+                    return (0.0, 0.0);
+                }
                 let (gx, gy) = (f32::from(gx[c]), f32::from(gy[c]));
-                let m = gx.hypot(gy);
-                // Weak gradients are never looked at (see `square_around`).
-                let angle = if m < MIN_EDGE {
-                    0.0
-                } else {
-                    gy.atan2(gx).rem_euclid(std::f32::consts::PI)
-                };
-                (m, angle)
+                (gx.hypot(gy), gy.atan2(gx).rem_euclid(std::f32::consts::PI))
             })
             .collect();
         Ok(Edges {
@@ -253,6 +256,9 @@ impl Edges {
 
 /// Gradient magnitude (Sobel, 8-bit) below which a pixel is not on an edge.
 const MIN_EDGE: f32 = 40.0;
+
+/// Symbols at least this large (pixels) have their window sampled sparsely.
+const LARGE_SYMBOL: f32 = 16.0;
 
 /// The card square around a symbol, from the lattice lines near it: the two strongest edge
 /// directions (the lattice's two families of lines, not square to each other in a tilted
@@ -275,8 +281,12 @@ fn square_around(edges: &Edges, symbol: &Symbol) -> Option<Seed> {
     const BINS: usize = 90;
     let mut hist = [0.0f32; BINS];
     let mut samples: Vec<([f32; 2], f32, f32)> = Vec::new();
-    for y in y0..=y1 {
-        for x in x0..=x1 {
+    // The window grows with the symbol's square; a large one is sampled every few pixels
+    // (lattice lines still cross dozens of its rows), so that a cloth's big blobs, which pass
+    // for symbols, cost no more than a card's.
+    let step = ((s / LARGE_SYMBOL) as usize).max(1);
+    for y in (y0..=y1).step_by(step) {
+        for x in (x0..=x1).step_by(step) {
             let (dx, dy) = (x as f32 - cx, y as f32 - cy);
             // The symbol's own outline says nothing of the lattice.
             if dx.abs().max(dy.abs()) < 0.6 * s {
@@ -326,7 +336,7 @@ fn square_around(edges: &Edges, symbol: &Symbol) -> Option<Seed> {
             let paired = pairs.iter().any(|&(i, j)| i == k || j == k);
             let a = (peaks[k] as f32 + 0.5) / BINS as f32 * std::f32::consts::PI;
             paired
-                .then(|| lines_along(&samples, a, min_side, max_side, reach as f32))
+                .then(|| lines_along(&samples, a, (min_side, max_side), reach as f32, step))
                 .flatten()
         })
         .collect();
@@ -420,13 +430,14 @@ fn edge_support(edges: &Edges, quad: &Quad) -> f32 {
 
 /// The family of lattice lines with normal at `angle`: the normal, the offset of the centre
 /// square's middle and the spacing, chosen to put the most edge strength (of gradients within
-/// 8° of the normal) within a pixel of the lines at ±½ and ±1½ spacings from the middle.
+/// 8° of the normal) within a pixel of the lines at ±½ and ±1½ spacings from the middle,
+/// searched in steps of half the window's sampling `step`.
 fn lines_along(
     samples: &[([f32; 2], f32, f32)],
     angle: f32,
-    min_side: f32,
-    max_side: f32,
+    (min_side, max_side): (f32, f32),
     reach: f32,
+    step: usize,
 ) -> Option<Family> {
     let n = [angle.cos(), angle.sin()];
     // Edge strength by offset along the normal, in half-pixel bins.
@@ -462,6 +473,8 @@ fn lines_along(
         .collect();
     let window = |k: usize| running[k + 3] - running[k - 2];
     let mut best = (0.0f32, 0.0f32, 0.0f32);
+    // Half a pixel, or half the sampling step of a large symbol's window.
+    let inc = 0.5 * step as f32;
     let mut side = min_side;
     while side <= max_side {
         // The four lines' bins from the middle's, in half pixels.
@@ -474,9 +487,9 @@ fn lines_along(
             if score > best.0 {
                 best = (score, o, side);
             }
-            o += 0.5;
+            o += inc;
         }
-        side += 0.5;
+        side += inc;
     }
     (best.0 > 0.0).then_some((n, best.1, best.2))
 }
