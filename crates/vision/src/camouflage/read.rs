@@ -399,6 +399,7 @@ fn board_reading(
 ) -> Result<CamouflageReading, CamouflageReadError> {
     let stock = typical_stock(&centres);
     centres.retain(|_, c| c.is_centre(stock));
+    drop_touching_centres(&mut centres);
 
     let (lattice, centres) = upright(lattice, centres).ok_or(CamouflageReadError::NoCentres)?;
     let rows = centres.keys().map(|p| p.row).max().unwrap_or(0) as usize + 2;
@@ -492,6 +493,62 @@ fn board_reading(
         lattice: Some(lattice),
     })
 }
+
+/// Two cards whose centres touch each cover the other's centre, so two centres seen side by
+/// side are not both centres: one is a light pattern's speck or a cloth's check passing for
+/// one. Of those touching the most others, one goes when it touches more than each centre it
+/// touches (a speck amid the centres of the cards around it), or when its ink is much fainter
+/// than theirs (a speck beside a printed symbol); where nothing tells them apart, all go.
+pub(super) fn drop_touching_centres(centres: &mut BTreeMap<LatticePos, CentreLook>) {
+    let touch = |p: &LatticePos, q: &LatticePos| {
+        p != q && (q.row - p.row).abs() <= 1 && (q.col - p.col).abs() <= 1
+    };
+    loop {
+        let degree = |p: &LatticePos| centres.keys().filter(|q| touch(p, q)).count();
+        let most = centres.keys().map(degree).max().unwrap_or(0);
+        if most == 0 {
+            return;
+        }
+        let crowded: Vec<LatticePos> = centres
+            .keys()
+            .filter(|p| degree(p) == most)
+            .copied()
+            .collect();
+        let plainly_false: Vec<LatticePos> = crowded
+            .iter()
+            .filter(|p| {
+                let look = &centres[p];
+                centres
+                    .iter()
+                    .filter(|(q, _)| touch(p, q))
+                    .all(|(q, other)| {
+                        degree(q) < most || ink_depth(look) + CLEARLY_FAINTER < ink_depth(other)
+                    })
+            })
+            .copied()
+            .collect();
+        let dropped = if plainly_false.is_empty() {
+            crowded
+        } else {
+            plainly_false
+        };
+        for p in dropped {
+            centres.remove(&p);
+        }
+    }
+}
+
+/// How much darker than its stock a centre's darkest ink is: the mean of the darkest tenth of
+/// its ink map (a printed symbol's core is near black; a pattern's speck is grey).
+fn ink_depth(look: &CentreLook) -> f32 {
+    let mut v = look.symbol;
+    v.sort_by(|a, b| b.total_cmp(a));
+    let n = v.len() / 10;
+    v[..n].iter().sum::<f32>() / n as f32
+}
+
+/// Ink this much less deep than a touching centre's marks the fainter one as no centre.
+const CLEARLY_FAINTER: f32 = 0.15;
 
 /// The seeds on the cards or next to them (within two squares of a centre) that pass for a
 /// centre on their own, yet lie on no centre read: every card's centre shows its symbol, so
@@ -621,9 +678,17 @@ fn square_colour(
     }))
 }
 
+/// The least confidence of a square's pattern that is told: twice as likely as every other
+/// pattern and "none of them" (a shadow, a hand, the table) together. A square half under a
+/// hand, its colour between two patterns, is not told, so the board is retaken.
+const TOLD: f32 = 2.0 / 3.0;
+
 /// A card square's kind from its measured colour: the side's pattern when the colour names
-/// one confidently, else unknown.
-fn card_square(measured: Option<[f32; 3]>, side: Option<&NamedSide>) -> (SquareKind, Srgb, f32) {
+/// one confidently (`TOLD`), else unknown.
+pub(super) fn card_square(
+    measured: Option<[f32; 3]>,
+    side: Option<&NamedSide>,
+) -> (SquareKind, Srgb, f32) {
     match (measured, side) {
         (None, _) => (SquareKind::Unknown, Srgb::new(0, 0, 0), 0.0),
         (Some(m), None) => (SquareKind::Unknown, lin(m).to_srgb(), 0.0),
@@ -631,7 +696,7 @@ fn card_square(measured: Option<[f32; 3]>, side: Option<&NamedSide>) -> (SquareK
             let srgb = lin(apply_gains(m, side.gains)).to_srgb();
             let r = side.classifier.classify(srgb);
             match r.label {
-                Some(k) if r.confidence >= 0.5 => (SquareKind::Pattern(k), srgb, r.confidence),
+                Some(k) if r.confidence >= TOLD => (SquareKind::Pattern(k), srgb, r.confidence),
                 _ => (SquareKind::Unknown, srgb, r.confidence),
             }
         }
@@ -717,7 +782,7 @@ fn srgb_of(p: [f32; 3]) -> Srgb {
 }
 
 /// The side whose patterns name the squares.
-struct NamedSide {
+pub(super) struct NamedSide {
     name: String,
     classifier: Classifier,
     /// Takes this photo's measured colours to the printed ones.
@@ -725,7 +790,7 @@ struct NamedSide {
 }
 
 /// The side whose colours explain the squares best, with its classifier and gains.
-fn name_side(
+pub(super) fn name_side(
     colours: SideColours,
     measured: &[Option<[f32; 3]>],
 ) -> Result<NamedSide, CamouflageReadError> {

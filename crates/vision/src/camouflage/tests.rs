@@ -7,11 +7,11 @@ use rand_chacha::ChaCha8Rng;
 use tablejudge_render::{
     render_camouflage, CamouflageSceneSpec, CamouflageTruth, Degradation, SquareTruth,
 };
-use tablejudge_rules::camouflage::{random_board, CamouflageSet, DeckIdx, SideIdx};
+use tablejudge_rules::camouflage::{random_board, CamouflageSet, DeckIdx, LatticePos, SideIdx};
 
 use super::*;
 use crate::colour::LinRgb;
-use tablejudge_rules::Srgb;
+use tablejudge_rules::{Key, Srgb};
 
 fn set() -> CamouflageSet {
     let json = include_str!("../../../../models/camouflage/reference.json");
@@ -500,4 +500,118 @@ fn a_symbol_blurred_grey_is_a_centre_and_a_light_speckle_is_not() {
     // Specks all over the square, up to its edges.
     let speckle = square(&|x, y| (x * 7 + y * 13) % 11 == 0 && x > 3 && y > 3 && x < 23 && y < 23);
     assert!(!speckle.is_centre(None), "{speckle:?}");
+}
+
+/// A centre whose ink map is `depth` dark over a fifth of its middle.
+fn centre_look(depth: f32) -> super::seeds::CentreLook {
+    let mut symbol = [0.0f32; 144];
+    for v in symbol.iter_mut().step_by(5) {
+        *v = depth;
+    }
+    super::seeds::CentreLook {
+        ring: [230.0, 228.0, 220.0],
+        ring_luma: 228.0,
+        ring_dark: 0.0,
+        ink: 0.2,
+        ink_tint: 0.0,
+        symbol,
+    }
+}
+
+fn centres_at(at: &[(i32, i32, f32)]) -> BTreeMap<LatticePos, super::seeds::CentreLook> {
+    at.iter()
+        .map(|&(row, col, depth)| (LatticePos::new(row, col), centre_look(depth)))
+        .collect()
+}
+
+fn kept(centres: &BTreeMap<LatticePos, super::seeds::CentreLook>) -> Vec<(i32, i32)> {
+    centres.keys().map(|p| (p.row, p.col)).collect()
+}
+
+#[test]
+fn of_centres_side_by_side_the_speck_goes_and_the_printed_symbols_stay() {
+    // A light pattern's speck amid the centres of three cards around it.
+    let mut amid = centres_at(&[
+        (4, 4, 0.8),
+        (4, 6, 0.8),
+        (6, 6, 0.8),
+        (5, 5, 0.8),
+        (1, 1, 0.8),
+    ]);
+    super::read::drop_touching_centres(&mut amid);
+    assert_eq!(kept(&amid), vec![(1, 1), (4, 4), (4, 6), (6, 6)]);
+    // A grey speck beside a black symbol.
+    let mut beside = centres_at(&[(2, 2, 0.85), (3, 3, 0.4)]);
+    super::read::drop_touching_centres(&mut beside);
+    assert_eq!(kept(&beside), vec![(2, 2)]);
+    // Two alike: nothing tells which is the card's, so neither is trusted.
+    let mut alike = centres_at(&[(2, 2, 0.8), (2, 3, 0.75), (8, 8, 0.8)]);
+    super::read::drop_touching_centres(&mut alike);
+    assert_eq!(kept(&alike), vec![(8, 8)]);
+    // A cloth's checks in a row: the middle one touches both others.
+    let mut row = centres_at(&[(0, 0, 0.5), (0, 1, 0.5), (0, 2, 0.5)]);
+    super::read::drop_touching_centres(&mut row);
+    assert_eq!(kept(&row), vec![(0, 0), (0, 2)]);
+}
+
+proptest::proptest! {
+    #[test]
+    fn no_two_centres_kept_touch_and_none_apart_from_the_others_is_dropped(
+        at in proptest::collection::vec((0i32..8, 0i32..8, 0.2f32..0.9), 0..24)
+    ) {
+        let before = centres_at(&at);
+        let mut after = before.clone();
+        super::read::drop_touching_centres(&mut after);
+        let touch = |p: &LatticePos, q: &LatticePos| {
+            p != q && (p.row - q.row).abs() <= 1 && (p.col - q.col).abs() <= 1
+        };
+        for p in after.keys() {
+            proptest::prop_assert!(!after.keys().any(|q| touch(p, q)), "{p:?} touches another");
+        }
+        for p in before.keys().filter(|p| !before.keys().any(|q| touch(p, q))) {
+            proptest::prop_assert!(after.contains_key(p), "{p:?} touched none yet was dropped");
+        }
+    }
+}
+
+#[test]
+fn a_square_between_two_patterns_is_told_only_when_twice_as_likely_as_the_rest() {
+    let set = set();
+    let side = set.side(SideIdx(0));
+    let linear = |k: char| {
+        let c = LinRgb::from_srgb(side.patterns[&Key::new(k).unwrap()].srgb.unwrap());
+        [c.r, c.g, c.b]
+    };
+    let printed: Vec<Option<[f32; 3]>> = side
+        .patterns
+        .keys()
+        .map(|k| Some(linear(k.char())))
+        .collect();
+    let colours = SideColours {
+        set: &set,
+        side: Some(SideIdx(0)),
+    };
+    let named = super::read::name_side(colours, &printed).unwrap();
+    let (brown, tan) = (linear('g'), linear('l'));
+    // From one pattern's colour to the other's, as a hand's shade or blur mixes them.
+    let mut between = 0;
+    for i in 0..=100 {
+        let t = i as f32 / 100.0;
+        let mixed: [f32; 3] = std::array::from_fn(|c| (1.0 - t) * brown[c] + t * tan[c]);
+        let (kind, _, confidence) = super::read::card_square(Some(mixed), Some(&named));
+        assert_eq!(
+            matches!(kind, SquareKind::Pattern(_)),
+            confidence >= 2.0 / 3.0,
+            "at {t}: {kind:?} with confidence {confidence}"
+        );
+        if (0.5..2.0 / 3.0).contains(&confidence) {
+            between += 1;
+        }
+    }
+    // The nearest pattern more likely than all else, yet not twice as likely: not told.
+    assert!(between > 0);
+    assert!(matches!(
+        super::read::card_square(Some(brown), Some(&named)).0,
+        SquareKind::Pattern(k) if k == Key::new('g').unwrap()
+    ));
 }
