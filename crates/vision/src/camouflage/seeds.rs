@@ -214,8 +214,8 @@ fn stock_around(
 struct Edges {
     width: i32,
     height: i32,
-    /// Gradient magnitude and direction (radians in 0..π) per pixel, row-major; computed
-    /// once, as every symbol's window looks at them.
+    /// Gradient magnitude and direction (radians in 0..π) per pixel, row-major, (0, 0) where
+    /// weaker than [`MIN_EDGE`]; computed once, as every symbol's window looks at them.
     grad: Vec<(f32, f32)>,
 }
 
@@ -283,7 +283,8 @@ fn square_around(edges: &Edges, symbol: &Symbol) -> Option<Seed> {
     let mut samples: Vec<([f32; 2], f32, f32)> = Vec::new();
     // The window grows with the symbol's square; a large one is sampled every few pixels
     // (lattice lines still cross dozens of its rows), so that a cloth's big blobs, which pass
-    // for symbols, cost no more than a card's.
+    // for symbols, cost about what a card's symbol does. (A close-up's own large symbols are
+    // sampled so too: one close-up over bold stripes reads worse for it, docs/ACCURACY.md.)
     let step = ((s / LARGE_SYMBOL) as usize).max(1);
     for y in (y0..=y1).step_by(step) {
         for x in (x0..=x1).step_by(step) {
