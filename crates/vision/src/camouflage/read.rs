@@ -504,25 +504,29 @@ pub(super) fn drop_touching_centres(centres: &mut BTreeMap<LatticePos, CentreLoo
         p != q && (q.row - p.row).abs() <= 1 && (q.col - p.col).abs() <= 1
     };
     loop {
-        let degree = |p: &LatticePos| centres.keys().filter(|q| touch(p, q)).count();
-        let most = centres.keys().map(degree).max().unwrap_or(0);
+        // How many others each centre touches.
+        let degree: BTreeMap<LatticePos, usize> = centres
+            .keys()
+            .map(|p| (*p, centres.keys().filter(|q| touch(p, q)).count()))
+            .collect();
+        let most = degree.values().copied().max().unwrap_or(0);
         if most == 0 {
             return;
         }
-        let crowded: Vec<LatticePos> = centres
-            .keys()
-            .filter(|p| degree(p) == most)
-            .copied()
+        let crowded: Vec<LatticePos> = degree
+            .iter()
+            .filter(|&(_, &d)| d == most)
+            .map(|(p, _)| *p)
             .collect();
         let plainly_false: Vec<LatticePos> = crowded
             .iter()
             .filter(|p| {
-                let look = &centres[p];
+                let depth = ink_depth(&centres[p]);
                 centres
                     .iter()
                     .filter(|(q, _)| touch(p, q))
                     .all(|(q, other)| {
-                        degree(q) < most || ink_depth(look) + CLEARLY_FAINTER < ink_depth(other)
+                        degree[q] < most || depth + CLEARLY_FAINTER < ink_depth(other)
                     })
             })
             .copied()

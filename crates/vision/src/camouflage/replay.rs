@@ -9,7 +9,7 @@
 //! next one is tried against the same table, so several cards laid between two photos are found
 //! together.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
 use tablejudge_rules::camouflage::{
@@ -241,7 +241,7 @@ pub struct Tracker<'a> {
     unsure_contacts: Vec<usize>,
     /// Squares seen as card where the table has none, and what they showed (see
     /// [`Tracker::note_ghosts`]).
-    ghosts: HashMap<LatticePos, char>,
+    ghosts: BTreeMap<LatticePos, char>,
     /// The last photo each square was read as the table says it is, and whether the table
     /// had no card there.
     confirmed: HashMap<LatticePos, (usize, bool)>,
@@ -367,7 +367,7 @@ impl<'a> Tracker<'a> {
             tentative: None,
             unsure_top: HashSet::new(),
             unsure_contacts: Vec::new(),
-            ghosts: HashMap::new(),
+            ghosts: BTreeMap::new(),
             confirmed: HashMap::new(),
             pending: Vec::new(),
             faces,
@@ -497,8 +497,7 @@ impl<'a> Tracker<'a> {
             }
         }
         // Squares that still look like a card no card found explains: a card missed.
-        let mut left: Vec<LatticePos> = self.ghosts.keys().copied().collect();
-        left.sort();
+        let left: Vec<LatticePos> = self.ghosts.keys().copied().collect();
         if !left.is_empty() {
             doubts.push(format!(
                 "square{} {} still look{} like a card that no card found explains: a card \
@@ -1108,7 +1107,7 @@ impl<'a> Tracker<'a> {
                     reach <= 3 && !near(q, p.centre) && top.at(q) == TABLE
                 }))
                 .collect();
-            // Ghosts are kept in a hash map: sorted, the same replay words its doubt alike.
+            // The card's own squares, then the ghosts near it: named in one order.
             over.sort();
             if !over.is_empty() {
                 let text = format!(

@@ -260,10 +260,11 @@ const MIN_EDGE: f32 = 40.0;
 /// Symbols at least this large (pixels) have their window sampled sparsely.
 const LARGE_SYMBOL: f32 = 16.0;
 
-/// The card square around a symbol, from the lattice lines near it: the two strongest edge
+/// The card square around a symbol, from the lattice lines near it: two strong edge
 /// directions (the lattice's two families of lines, not square to each other in a tilted
 /// photo), and along each the spacing and offset that put the most edge on the lines of
-/// the 3 × 3 squares of the card (±½ and ±1½ squares from the centre).
+/// the 3 × 3 squares of the card (±½ and ±1½ squares from the centre). Of the squares that
+/// pairs of strong directions give, the one with the most edge along its sides.
 fn square_around(edges: &Edges, symbol: &Symbol) -> Option<Seed> {
     let s = symbol.size;
     let [cx, cy] = symbol.centre;
