@@ -182,6 +182,9 @@ pub struct SideColours<'a> {
 /// classifier's tolerance covers it.
 const STOCK_LINEAR: f32 = 0.87;
 
+/// A stock channel this bright (sRGB) is clipped: the light may be stronger than it says.
+const CLIPPED: f32 = 250.0;
+
 const UNIT_SQUARE: Quad = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
 
 /// How to read a Camouflage photo.
@@ -426,7 +429,11 @@ fn board_reading(
         .collect();
 
     let named = match options.colours {
-        Some(c) => Some(name_side(c, &measured)?),
+        Some(c) => Some(name_side(
+            c,
+            &measured,
+            stock.is_some_and(|s| s.iter().any(|&v| v >= CLIPPED)),
+        )?),
         None => None,
     };
     let mut squares = Vec::with_capacity(rows * cols);
@@ -451,7 +458,7 @@ fn board_reading(
             confidence,
         });
     }
-    let beyond = beyond
+    let mut beyond: Vec<SquareReading> = beyond
         .into_iter()
         .map(|pos| {
             let (kind, srgb, confidence) = card_square(
@@ -467,6 +474,9 @@ fn board_reading(
             }
         })
         .collect();
+    if let Some(side) = &named {
+        unname_split_patterns(squares.iter_mut().chain(beyond.iter_mut()), side);
+    }
     let picture = squares
         .chunks(cols)
         .map(|row| row.iter().map(|s| s.kind.char()).collect())
@@ -791,12 +801,84 @@ pub(super) struct NamedSide {
     classifier: Classifier,
     /// Takes this photo's measured colours to the printed ones.
     gains: ToneCurve,
+    /// Each pattern's printed colour.
+    printed: BTreeMap<Key, Lab>,
 }
 
-/// The side whose colours explain the squares best, with its classifier and gains.
+/// Squares of one pattern in one photo look alike: the same print under the same light. The
+/// squares named one pattern are grouped, squares nearer than half the way from its printed
+/// colour to the nearest other pattern's joining a group. Two groups of several squares each
+/// mean the photo's light pulled another pattern onto the name (over-exposed, its white
+/// stock clipped, under warm light, orange and brown both read as tan); which group is the
+/// pattern cannot be told, so every square of that name becomes unknown. A lone square unlike
+/// the rest is left named: glare or a shadow over one square does that, and the classifier
+/// already leaves a square between two patterns unknown.
+pub(super) fn unname_split_patterns<'a>(
+    squares: impl Iterator<Item = &'a mut SquareReading>,
+    side: &NamedSide,
+) {
+    let mut by_key: BTreeMap<Key, Vec<&'a mut SquareReading>> = BTreeMap::new();
+    for s in squares {
+        if let SquareKind::Pattern(k) = s.kind {
+            by_key.entry(k).or_default().push(s);
+        }
+    }
+    for (key, named) in by_key {
+        let Some(&printed) = side.printed.get(&key) else {
+            continue;
+        };
+        let gap = side
+            .printed
+            .iter()
+            .filter(|&(&k, _)| k != key)
+            .map(|(_, &other)| printed.delta_e(other))
+            .fold(f32::MAX, f32::min);
+        let labs: Vec<Lab> = named.iter().map(|s| Lab::from_srgb(s.srgb)).collect();
+        let group = look_alike_groups(&labs, 0.5 * gap);
+        let mut several: Vec<usize> = group
+            .iter()
+            .copied()
+            .filter(|&g| group.iter().filter(|&&h| h == g).count() > 1)
+            .collect();
+        several.sort_unstable();
+        several.dedup();
+        if several.len() > 1 {
+            for s in named {
+                s.kind = SquareKind::Unknown;
+            }
+        }
+    }
+}
+
+/// Each colour's group, colours nearer than `link` (ΔE₀₀) to one another joining, directly or
+/// through others (single linkage: a gradient of shade across the photo stays one group).
+/// Groups are named by their first colour's index.
+fn look_alike_groups(colours: &[Lab], link: f32) -> Vec<usize> {
+    let mut group: Vec<usize> = (0..colours.len()).collect();
+    fn root(group: &mut [usize], mut i: usize) -> usize {
+        while group[i] != i {
+            group[i] = group[group[i]];
+            i = group[i];
+        }
+        i
+    }
+    for i in 0..colours.len() {
+        for j in i + 1..colours.len() {
+            if colours[i].delta_e(colours[j]) < link {
+                let (a, b) = (root(&mut group, i), root(&mut group, j));
+                group[a.max(b)] = a.min(b);
+            }
+        }
+    }
+    (0..colours.len()).map(|i| root(&mut group, i)).collect()
+}
+
+/// The side whose colours explain the squares best, with its classifier and gains. With the
+/// stock clipped (`stock_clipped`), the squares may be lit more strongly than the stock says.
 pub(super) fn name_side(
     colours: SideColours,
     measured: &[Option<[f32; 3]>],
+    stock_clipped: bool,
 ) -> Result<NamedSide, CamouflageReadError> {
     let sides: Vec<SideIdx> = match colours.side {
         Some(s) => vec![s],
@@ -804,7 +886,7 @@ pub(super) fn name_side(
             .map(|i| SideIdx(i as u8))
             .collect(),
     };
-    let mut best: Option<(f32, String, Classifier, ToneCurve)> = None;
+    let mut best: Option<(f32, NamedSide)> = None;
     let mut first_error = None;
     for side in sides {
         let s = colours.set.side(side);
@@ -840,33 +922,52 @@ pub(super) fn name_side(
             .values()
             .map(|w| LinRgb::from_srgb(w.srgb))
             .collect();
-        let gains = fit_gains(measured, &printed);
         let labs: Vec<Lab> = printed.iter().map(|&p| Lab::from_linear(p)).collect();
         // Mean distance to the nearest pattern colour, each capped so a hand does not decide.
-        let cost: f32 = measured
+        let cost = |gains: ToneCurve| -> f32 {
+            measured
+                .iter()
+                .flatten()
+                .map(|&m| {
+                    let lab = Lab::from_linear(lin(apply_gains(m, gains)));
+                    labs.iter()
+                        .map(|l| l.delta_e(lab))
+                        .fold(f32::MAX, f32::min)
+                        .min(20.0)
+                })
+                .sum()
+        };
+        // A clipped stock is only a floor of the light's strength: the squares may be lit up
+        // to twice as brightly as their division by it says, so darker exposures are tried.
+        let exposures: &[f32] = if stock_clipped {
+            &[1.0, 0.8, 0.64, 0.5]
+        } else {
+            &[1.0]
+        };
+        let Some((cost, gains)) = exposures
             .iter()
-            .flatten()
-            .map(|&m| {
-                let lab = Lab::from_linear(lin(apply_gains(m, gains)));
-                labs.iter()
-                    .map(|l| l.delta_e(lab))
-                    .fold(f32::MAX, f32::min)
-                    .min(20.0)
-            })
-            .sum();
+            .map(|&e| fit_gains(measured, &printed, e))
+            .map(|g| (cost(g), g))
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+        else {
+            continue;
+        };
         let Ok(classifier) = Classifier::new(&palette, ClassifierParams::default()) else {
             continue;
         };
         if best.as_ref().is_none_or(|b| cost < b.0) {
-            best = Some((cost, s.name.clone(), classifier, gains));
+            let printed = palette.colors.keys().copied().zip(labs).collect();
+            let named = NamedSide {
+                name: s.name.clone(),
+                classifier,
+                gains,
+                printed,
+            };
+            best = Some((cost, named));
         }
     }
     match (best, first_error) {
-        (Some((_, name, c, gains)), _) => Ok(NamedSide {
-            name,
-            classifier: c,
-            gains,
-        }),
+        (Some((_, named)), _) => Ok(named),
         (None, Some(e)) => Err(e),
         (None, None) => Err(CamouflageReadError::NoCentres),
     }
@@ -877,11 +978,16 @@ pub(super) fn name_side(
 /// tint, of the camera's tone curve (which compresses highlights, stock included) and of the
 /// printing's difference from the set's colours. The squares of one photo look alike to one
 /// another even when all are off the set's colours; a few rounds of naming each square and
-/// refitting the curves (least squares in log space) follow them. The curves stay near the
-/// identity, so they cannot turn one pattern into another wholesale.
-pub(super) fn fit_gains(measured: &[Option<[f32; 3]>], printed: &[LinRgb]) -> ToneCurve {
+/// refitting the curves (least squares in log space) follow them. The curves start at a gain
+/// of `exposure` (1 where the stock says how strong the light is) and stay near it, so they
+/// cannot turn one pattern into another wholesale.
+pub(super) fn fit_gains(
+    measured: &[Option<[f32; 3]>],
+    printed: &[LinRgb],
+    exposure: f32,
+) -> ToneCurve {
     let labs: Vec<Lab> = printed.iter().map(|&p| Lab::from_linear(p)).collect();
-    let mut curve = ToneCurve::IDENTITY;
+    let mut curve = ToneCurve([(exposure, 1.0); 3]);
     for _ in 0..5 {
         let mut pairs: [Vec<(f32, f32)>; 3] = Default::default();
         for &m in measured.iter().flatten() {
@@ -922,7 +1028,7 @@ pub(super) fn fit_gains(measured: &[Option<[f32; 3]>], printed: &[LinRgb]) -> To
             } else {
                 1.0
             };
-            let gain = (my - power * mx).exp().clamp(0.7, 1.4);
+            let gain = (my - power * mx).exp().clamp(0.7 * exposure, 1.4);
             curve.0[c] = (gain, power);
         }
     }
@@ -932,10 +1038,6 @@ pub(super) fn fit_gains(measured: &[Option<[f32; 3]>], printed: &[LinRgb]) -> To
 /// Per channel `(gain, power)`: linear `m` becomes `gain · m^power`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) struct ToneCurve([(f32, f32); 3]);
-
-impl ToneCurve {
-    const IDENTITY: ToneCurve = ToneCurve([(1.0, 1.0); 3]);
-}
 
 pub(super) fn apply_gains(m: [f32; 3], curve: ToneCurve) -> [f32; 3] {
     std::array::from_fn(|c| {
