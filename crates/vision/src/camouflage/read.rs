@@ -476,6 +476,13 @@ fn board_reading(
         .collect();
     if let Some(side) = &named {
         unname_split_patterns(squares.iter_mut().chain(beyond.iter_mut()), side);
+        let kind = |p: LatticePos| squares[p.row as usize * cols + p.col as usize].kind;
+        let beside = centres_beside_table(lookup, &lattice, rows, cols, &centres, kind);
+        if !beside.is_empty() {
+            let mut centres = centres;
+            centres.retain(|p, _| !beside.contains(p));
+            return board_reading(lookup, options, seeds, &lattice, centres);
+        }
     }
     let picture = squares
         .chunks(cols)
@@ -502,6 +509,54 @@ fn board_reading(
         centres: group_symbols(&lattice, &centres),
         lattice: Some(lattice),
     })
+}
+
+/// A card's centre has its own eight pattern squares all round it. A centre with a whole
+/// side of three squares that no pattern names and that look like the table around the block
+/// is something on the table passing for one (a cloth's light stripe with a dark fleck, a
+/// flower's heart): such centres, to be dropped. The reading is then made again without
+/// them.
+fn centres_beside_table(
+    lookup: &Lookup,
+    lattice: &BoardLattice,
+    rows: usize,
+    cols: usize,
+    centres: &BTreeMap<LatticePos, CentreLook>,
+    kind: impl Fn(LatticePos) -> SquareKind,
+) -> Vec<LatticePos> {
+    const SIDES: [[(i32, i32); 3]; 4] = [
+        [(-1, -1), (-1, 0), (-1, 1)],
+        [(1, -1), (1, 0), (1, 1)],
+        [(-1, -1), (0, -1), (1, -1)],
+        [(-1, 1), (0, 1), (1, 1)],
+    ];
+    let kind = &kind;
+    let unnamed_sides = |p: LatticePos| {
+        SIDES.into_iter().filter(move |side| {
+            side.iter()
+                .all(|&(dr, dc)| kind(p.offset(dr, dc)) == SquareKind::Unknown)
+        })
+    };
+    // The table's look is only needed, and worth its cost, where a side is all unnamed.
+    if !centres.keys().any(|&p| unnamed_sides(p).next().is_some()) {
+        return Vec::new();
+    }
+    let Some(table) = TableLook::around(lookup, lattice, rows, cols, centres) else {
+        return Vec::new();
+    };
+    centres
+        .keys()
+        .copied()
+        .filter(|&p| {
+            unnamed_sides(p).any(|side| {
+                side.iter().all(|&(dr, dc)| {
+                    table
+                        .lab(lookup, lattice, p.offset(dr, dc), centres)
+                        .is_some_and(|c| table.is_like(c))
+                })
+            })
+        })
+        .collect()
 }
 
 /// Two cards whose centres touch each cover the other's centre, so two centres seen side by
@@ -729,57 +784,104 @@ fn card_like_squares(
     covered: &[bool],
     centres: &BTreeMap<LatticePos, CentreLook>,
 ) -> (Vec<bool>, Vec<LatticePos>, Vec<LatticePos>) {
-    let lab = |pos: LatticePos| {
-        square_colour(lookup, lattice, pos, centres).map(|c| Lab::from_linear(lin(c)))
-    };
-    let (r1, c1) = (rows as i32, cols as i32);
-    // The table from the squares three and four outside the block: beyond where a card
-    // whose centre was missed can reach (two squares past the block's edge).
-    let table: Vec<Lab> = (-4..r1 + 4)
-        .flat_map(|r| (-4..c1 + 4).map(move |c| LatticePos::new(r, c)))
-        .filter(|p| p.row < -2 || p.col < -2 || p.row >= r1 + 2 || p.col >= c1 + 2)
-        .filter_map(lab)
-        .collect();
-    if table.len() < 20 {
+    let Some(table) = TableLook::around(lookup, lattice, rows, cols, centres) else {
         // The block fills the photo: nothing to tell the table by.
         return (vec![false; rows * cols], Vec::new(), Vec::new());
-    }
-    // A table may be of several colours (stripes, checks, flowers): a square is like the
-    // table when it is like enough squares of it, as near as the table's squares are to each
-    // other. Enough: a few, so that one stray thing across the ring does not make its colour
-    // the table's, yet a cloth's rarer colour (the crossings of a gingham) stays the table's.
-    let enough = (table.len() / 30).max(2);
-    let kth_nearest = |c: Lab, skip: Option<usize>| {
-        let mut d: Vec<f32> = table
-            .iter()
-            .enumerate()
-            .filter(|&(j, _)| Some(j) != skip)
-            .map(|(_, t)| c.delta_e(*t))
-            .collect();
-        let k = (enough - 1).min(d.len() - 1);
-        d.select_nth_unstable_by(k, f32::total_cmp);
-        d[k]
     };
-    let mut gaps: Vec<f32> = table
-        .iter()
-        .enumerate()
-        .map(|(i, &t)| kth_nearest(t, Some(i)))
-        .collect();
-    gaps.sort_by(f32::total_cmp);
-    let limit = (3.0f32 * gaps[gaps.len() / 2]).max(CARD_LIKE_MIN_DELTA_E);
-    let card_like = |pos: LatticePos| lab(pos).is_some_and(|c| kth_nearest(c, None) > limit);
+    let lab = |pos: LatticePos| table.lab(lookup, lattice, pos, centres);
+    let card_like = |pos: LatticePos| lab(pos).is_some_and(|c| !table.is_like(c));
     let inside = (0..rows * cols)
         .map(|i| !covered[i] && card_like(LatticePos::new((i / cols) as i32, (i % cols) as i32)))
         .collect();
     // Just outside the block, where a card whose centre was missed may stick out; the rest
     // of that ring, in the photo, is table.
+    let (r1, c1) = (rows as i32, cols as i32);
     let (beyond, table_ring): (Vec<_>, Vec<_>) = (-1..=r1)
         .flat_map(|r| (-1..=c1).map(move |c| LatticePos::new(r, c)))
         .filter(|p| p.row < 0 || p.col < 0 || p.row >= r1 || p.col >= c1)
         .filter_map(|p| Some((p, lab(p)?)))
-        .partition(|&(_, c)| kth_nearest(c, None) > limit);
+        .partition(|&(_, c)| !table.is_like(c));
     let positions = |squares: Vec<(LatticePos, Lab)>| squares.into_iter().map(|(p, _)| p).collect();
     (inside, positions(beyond), positions(table_ring))
+}
+
+/// What the table looks like around a block of `rows` × `cols` squares: the squares three
+/// and four outside it, beyond where a card whose centre was missed can reach (two squares
+/// past the block's edge).
+struct TableLook {
+    table: Vec<Lab>,
+    /// How many table squares a colour must be near to be the table's.
+    enough: usize,
+    /// How near (ΔE₀₀).
+    limit: f32,
+}
+
+impl TableLook {
+    /// `None` when the block fills the photo: fewer than 20 table squares in it.
+    fn around(
+        lookup: &Lookup,
+        lattice: &BoardLattice,
+        rows: usize,
+        cols: usize,
+        centres: &BTreeMap<LatticePos, CentreLook>,
+    ) -> Option<TableLook> {
+        let (r1, c1) = (rows as i32, cols as i32);
+        let table: Vec<Lab> = (-4..r1 + 4)
+            .flat_map(|r| (-4..c1 + 4).map(move |c| LatticePos::new(r, c)))
+            .filter(|p| p.row < -2 || p.col < -2 || p.row >= r1 + 2 || p.col >= c1 + 2)
+            .filter_map(|p| {
+                square_colour(lookup, lattice, p, centres).map(|c| Lab::from_linear(lin(c)))
+            })
+            .collect();
+        if table.len() < 20 {
+            return None;
+        }
+        // A table may be of several colours (stripes, checks, flowers): a square is like the
+        // table when it is like enough squares of it, as near as the table's squares are to
+        // each other. Enough: a few, so that one stray thing across the ring does not make
+        // its colour the table's, yet a cloth's rarer colour (the crossings of a gingham)
+        // stays the table's.
+        let enough = (table.len() / 30).max(2);
+        let mut look = TableLook {
+            table,
+            enough,
+            limit: 0.0,
+        };
+        let mut gaps: Vec<f32> = (0..look.table.len())
+            .map(|i| look.kth_nearest(look.table[i], Some(i)))
+            .collect();
+        gaps.sort_by(f32::total_cmp);
+        look.limit = (3.0f32 * gaps[gaps.len() / 2]).max(CARD_LIKE_MIN_DELTA_E);
+        Some(look)
+    }
+
+    fn lab(
+        &self,
+        lookup: &Lookup,
+        lattice: &BoardLattice,
+        pos: LatticePos,
+        centres: &BTreeMap<LatticePos, CentreLook>,
+    ) -> Option<Lab> {
+        square_colour(lookup, lattice, pos, centres).map(|c| Lab::from_linear(lin(c)))
+    }
+
+    /// The distance to the `enough`-th nearest table square, `skip` left out.
+    fn kth_nearest(&self, c: Lab, skip: Option<usize>) -> f32 {
+        let mut d: Vec<f32> = self
+            .table
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| Some(j) != skip)
+            .map(|(_, t)| c.delta_e(*t))
+            .collect();
+        let k = (self.enough - 1).min(d.len() - 1);
+        d.select_nth_unstable_by(k, f32::total_cmp);
+        d[k]
+    }
+
+    fn is_like(&self, c: Lab) -> bool {
+        self.kth_nearest(c, None) <= self.limit
+    }
 }
 
 /// A square closer than this (ΔE) to a square of the table is table, however even the table

@@ -706,3 +706,69 @@ fn a_clipped_stock_lets_the_squares_be_lit_brighter_than_it_says() {
     // Taking the stock at its word, the tone curve cannot reach so far.
     assert!(told(false) < lit.len());
 }
+
+/// Something light with a dark fleck on the table beside the board (a cloth's light stripe
+/// and a crumb) passes for a centre; the table runs along its outer side, where a card's own
+/// centre always has its pattern squares. It is not a centre.
+#[test]
+fn a_centre_with_the_table_along_one_side_is_not_a_centre() {
+    let set = set();
+    let (mut img, truth) = scene(&set, 6, 4, Degradation::Clean);
+    let at: BTreeMap<(i32, i32), &SquareTruth> =
+        truth.squares.iter().map(|s| ((s.row, s.col), s)).collect();
+    let middle = |p: (i32, i32)| at.get(&p).map(|s| [s.center[0] as f32, s.center[1] as f32]);
+    let card = |p: (i32, i32)| at.contains_key(&p);
+    let centre_near = |(r, c): (i32, i32)| {
+        (-1..=1)
+            .any(|dr| (-1..=1).any(|dc| at.get(&(r + dr, c + dc)).is_some_and(|s| s.square == '*')))
+    };
+    // A table square just above the board: table all along its top, cards below it, no
+    // centre touching it.
+    let (r, c) = (-2..40)
+        .flat_map(|r| (-2..40).map(move |c| (r, c)))
+        .find(|&(r, c)| {
+            !card((r, c))
+                && !(-1..=1).any(|dc| card((r - 1, c + dc)))
+                && card((r + 1, c))
+                && card((r + 2, c))
+                && card((r + 1, c + 1))
+                && !centre_near((r, c))
+        })
+        .expect("a table square above the board");
+    let below = middle((r + 1, c)).unwrap();
+    let across = {
+        let right = middle((r + 1, c + 1)).unwrap();
+        [right[0] - below[0], right[1] - below[1]]
+    };
+    let down = {
+        let under = middle((r + 2, c)).unwrap();
+        [under[0] - below[0], under[1] - below[1]]
+    };
+    let here = [below[0] - down[0], below[1] - down[1]];
+    // Card-like stock, and grey ink gathered in its middle.
+    fill_square(
+        &mut img,
+        here,
+        [across, down],
+        [0.0, 0.0],
+        0.92,
+        image::Rgb([238, 236, 228]),
+    );
+    fill_square(
+        &mut img,
+        here,
+        [across, down],
+        [0.0, 0.0],
+        0.3,
+        image::Rgb([70, 70, 70]),
+    );
+
+    let reading = read(&img, &set).unwrap();
+    let found = compare(&reading, &truth);
+    assert_eq!(
+        (found.centres_missed, found.centres_extra),
+        (0, 0),
+        "{:?}",
+        reading.picture
+    );
+}
