@@ -550,8 +550,7 @@ fn centres_beside_table(
         .filter(|&p| {
             unnamed_sides(p).any(|side| {
                 side.iter().all(|&(dr, dc)| {
-                    table
-                        .lab(lookup, lattice, p.offset(dr, dc), centres)
+                    square_lab(lookup, lattice, p.offset(dr, dc), centres)
                         .is_some_and(|c| table.is_like(c))
                 })
             })
@@ -788,7 +787,7 @@ fn card_like_squares(
         // The block fills the photo: nothing to tell the table by.
         return (vec![false; rows * cols], Vec::new(), Vec::new());
     };
-    let lab = |pos: LatticePos| table.lab(lookup, lattice, pos, centres);
+    let lab = |pos: LatticePos| square_lab(lookup, lattice, pos, centres);
     let card_like = |pos: LatticePos| lab(pos).is_some_and(|c| !table.is_like(c));
     let inside = (0..rows * cols)
         .map(|i| !covered[i] && card_like(LatticePos::new((i / cols) as i32, (i % cols) as i32)))
@@ -829,9 +828,7 @@ impl TableLook {
         let table: Vec<Lab> = (-4..r1 + 4)
             .flat_map(|r| (-4..c1 + 4).map(move |c| LatticePos::new(r, c)))
             .filter(|p| p.row < -2 || p.col < -2 || p.row >= r1 + 2 || p.col >= c1 + 2)
-            .filter_map(|p| {
-                square_colour(lookup, lattice, p, centres).map(|c| Lab::from_linear(lin(c)))
-            })
+            .filter_map(|p| square_lab(lookup, lattice, p, centres))
             .collect();
         if table.len() < 20 {
             return None;
@@ -855,16 +852,6 @@ impl TableLook {
         Some(look)
     }
 
-    fn lab(
-        &self,
-        lookup: &Lookup,
-        lattice: &BoardLattice,
-        pos: LatticePos,
-        centres: &BTreeMap<LatticePos, CentreLook>,
-    ) -> Option<Lab> {
-        square_colour(lookup, lattice, pos, centres).map(|c| Lab::from_linear(lin(c)))
-    }
-
     /// The distance to the `enough`-th nearest table square, `skip` left out.
     fn kth_nearest(&self, c: Lab, skip: Option<usize>) -> f32 {
         let mut d: Vec<f32> = self
@@ -882,6 +869,16 @@ impl TableLook {
     fn is_like(&self, c: Lab) -> bool {
         self.kth_nearest(c, None) <= self.limit
     }
+}
+
+/// [`square_colour`] in Lab.
+fn square_lab(
+    lookup: &Lookup,
+    lattice: &BoardLattice,
+    pos: LatticePos,
+    centres: &BTreeMap<LatticePos, CentreLook>,
+) -> Option<Lab> {
+    square_colour(lookup, lattice, pos, centres).map(|c| Lab::from_linear(lin(c)))
 }
 
 /// A square closer than this (ΔE) to a square of the table is table, however even the table
