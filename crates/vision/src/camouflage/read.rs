@@ -839,36 +839,34 @@ impl TableLook {
         // its colour the table's, yet a cloth's rarer colour (the crossings of a gingham)
         // stays the table's.
         let enough = (table.len() / 30).max(2);
-        let mut look = TableLook {
-            table,
-            enough,
-            limit: 0.0,
-        };
-        let mut gaps: Vec<f32> = (0..look.table.len())
-            .map(|i| look.kth_nearest(look.table[i], Some(i)))
+        let mut gaps: Vec<f32> = (0..table.len())
+            .map(|i| kth_nearest(&table, enough, table[i], Some(i)))
             .collect();
         gaps.sort_by(f32::total_cmp);
-        look.limit = (3.0f32 * gaps[gaps.len() / 2]).max(CARD_LIKE_MIN_DELTA_E);
-        Some(look)
-    }
-
-    /// The distance to the `enough`-th nearest table square, `skip` left out.
-    fn kth_nearest(&self, c: Lab, skip: Option<usize>) -> f32 {
-        let mut d: Vec<f32> = self
-            .table
-            .iter()
-            .enumerate()
-            .filter(|&(j, _)| Some(j) != skip)
-            .map(|(_, t)| c.delta_e(*t))
-            .collect();
-        let k = (self.enough - 1).min(d.len() - 1);
-        d.select_nth_unstable_by(k, f32::total_cmp);
-        d[k]
+        let limit = (3.0f32 * gaps[gaps.len() / 2]).max(CARD_LIKE_MIN_DELTA_E);
+        Some(TableLook {
+            table,
+            enough,
+            limit,
+        })
     }
 
     fn is_like(&self, c: Lab) -> bool {
-        self.kth_nearest(c, None) <= self.limit
+        kth_nearest(&self.table, self.enough, c, None) <= self.limit
     }
+}
+
+/// The distance from `c` to its `enough`-th nearest colour of `table`, `skip` left out.
+fn kth_nearest(table: &[Lab], enough: usize, c: Lab, skip: Option<usize>) -> f32 {
+    let mut d: Vec<f32> = table
+        .iter()
+        .enumerate()
+        .filter(|&(j, _)| Some(j) != skip)
+        .map(|(_, t)| c.delta_e(*t))
+        .collect();
+    let k = (enough - 1).min(d.len() - 1);
+    d.select_nth_unstable_by(k, f32::total_cmp);
+    d[k]
 }
 
 /// [`square_colour`] in Lab.
@@ -933,15 +931,11 @@ pub(super) fn unname_split_patterns<'a>(
             .map(|(_, &other)| printed.delta_e(other))
             .fold(f32::MAX, f32::min);
         let labs: Vec<Lab> = named.iter().map(|s| Lab::from_srgb(s.srgb)).collect();
-        let group = look_alike_groups(&labs, 0.5 * gap);
-        let mut several: Vec<usize> = group
-            .iter()
-            .copied()
-            .filter(|&g| group.iter().filter(|&&h| h == g).count() > 1)
-            .collect();
-        several.sort_unstable();
-        several.dedup();
-        if several.len() > 1 {
+        let mut sizes: BTreeMap<usize, usize> = BTreeMap::new();
+        for g in look_alike_groups(&labs, 0.5 * gap) {
+            *sizes.entry(g).or_default() += 1;
+        }
+        if sizes.values().filter(|&&n| n > 1).count() > 1 {
             for s in named {
                 s.kind = SquareKind::Unknown;
             }

@@ -631,14 +631,22 @@ fn printed_side(set: &CamouflageSet) -> super::read::NamedSide {
     super::read::name_side(colours, &printed, false).unwrap()
 }
 
-fn named_square(col: i32, key: char, srgb: &str) -> SquareReading {
-    SquareReading {
-        row: 0,
-        col,
-        kind: SquareKind::Pattern(Key::new(key).unwrap()),
-        srgb: srgb.parse().unwrap(),
-        confidence: 0.9,
-    }
+/// The kinds, as board characters, of squares named `(key, colour)` once the squares of one
+/// name that fall into two looks are unnamed.
+fn after_unnaming(side: &super::read::NamedSide, named: &[(char, &str)]) -> String {
+    let mut squares: Vec<SquareReading> = named
+        .iter()
+        .zip(0..)
+        .map(|(&(key, srgb), col)| SquareReading {
+            row: 0,
+            col,
+            kind: SquareKind::Pattern(Key::new(key).unwrap()),
+            srgb: srgb.parse().unwrap(),
+            confidence: 0.9,
+        })
+        .collect();
+    super::read::unname_split_patterns(squares.iter_mut(), side);
+    squares.iter().map(|s| s.kind.char()).collect()
 }
 
 #[test]
@@ -646,29 +654,24 @@ fn squares_of_one_name_that_look_two_ways_are_not_told() {
     let set = set();
     let side = printed_side(&set);
     // Tan (leopard) squares, and orange ones an over-exposed warm photo also named tan.
-    let mut squares = [
-        named_square(0, 'l', "#c6b566"),
-        named_square(1, 'l', "#c2af62"),
-        named_square(2, 'l', "#cab461"),
-        named_square(3, 'l', "#ce9e3e"),
-        named_square(4, 'l', "#ce9839"),
-        named_square(5, 'g', "#a8642d"),
+    let two_looks = [
+        ('l', "#c6b566"),
+        ('l', "#c2af62"),
+        ('l', "#cab461"),
+        ('l', "#ce9e3e"),
+        ('l', "#ce9839"),
+        ('g', "#a8642d"),
     ];
-    super::read::unname_split_patterns(squares.iter_mut(), &side);
-    let kinds: String = squares.iter().map(|s| s.kind.char()).collect();
-    assert_eq!(kinds, "?????g");
-
+    assert_eq!(after_unnaming(&side, &two_looks), "?????g");
     // One look, however the shade varies, and a lone square in glare: all stay told.
-    let mut squares = [
-        named_square(0, 'l', "#c28f3a"),
-        named_square(1, 'l', "#be8d39"),
-        named_square(2, 'l', "#cb9d41"),
-        named_square(3, 'l', "#b98938"),
-        named_square(4, 'l', "#e7bf8b"),
+    let one_look = [
+        ('l', "#c28f3a"),
+        ('l', "#be8d39"),
+        ('l', "#cb9d41"),
+        ('l', "#b98938"),
+        ('l', "#e7bf8b"),
     ];
-    super::read::unname_split_patterns(squares.iter_mut(), &side);
-    let kinds: String = squares.iter().map(|s| s.kind.char()).collect();
-    assert_eq!(kinds, "lllll");
+    assert_eq!(after_unnaming(&side, &one_look), "lllll");
 }
 
 #[test]
