@@ -12,8 +12,8 @@ use tablejudge_rules::camouflage::{
     score, CamouflageSet, Fault, GameReport, GameRules, History, Mode, PlacementRules, SideIdx,
 };
 use tablejudge_vision::camouflage::{
-    read_camouflage, CamouflageReadOptions, CamouflageReading, FrameOutcome, Replay, SideColours,
-    Tracker,
+    read_camouflage, reread_camouflage, CamouflageReadOptions, CamouflageReading, FrameOutcome,
+    Replay, SideColours, Tracker,
 };
 use tablejudge_vision::video::{is_video, FrameState, SettleDetector, VideoReader};
 use tablejudge_vision::Camera;
@@ -193,27 +193,58 @@ pub fn settled_frames(path: &Path, settle_s: f64) -> Result<(Vec<SeriesPhoto>, V
     Ok((photos, watch))
 }
 
-/// Reads every photo with `read` (in parallel) and settles the side face up: the one named,
-/// or the one most boards show (`sides` lists a reading's boards' sides). Photos with a board
-/// read as another side are read again as this one.
+/// The photos read on their own at the start of each run of photos: one may have a hand over
+/// the table and show few of its cards, and a run followed from that alone would carry the
+/// loss on (a hand is seldom over the table in two photos running).
+const WHOLE_AT_START: usize = 2;
+
+/// Reads every photo with `read` and settles the side face up: the one named, or the one
+/// most boards show (`sides` lists a reading's boards' sides). Photos with a board read as
+/// another side are read again as this one.
+///
+/// The photos are read in as many runs of consecutive photos as there are threads, the runs
+/// in parallel. Within a run `read` is given the readings of the photos before, the last
+/// last, to start from; the first [`WHOLE_AT_START`] photos of a run and the last photo (it
+/// settles the final scores) are read on their own.
 pub fn game_side<T: Send + Sync>(
     set: &CamouflageSet,
     side: Option<SideIdx>,
     camera: Option<&Camera>,
     photos: &[SeriesPhoto],
-    read: impl Fn(&RgbImage, &CamouflageReadOptions) -> Result<T, String> + Sync,
+    read: impl Fn(&RgbImage, &CamouflageReadOptions, &[&T]) -> Result<T, String> + Sync,
     sides: impl Fn(&T) -> Vec<Option<String>> + Sync,
 ) -> (SideIdx, Vec<Result<T, String>>) {
-    let read_photo = |p: &SeriesPhoto, options: &CamouflageReadOptions| match &p.image {
-        Ok(image) => read(image, options),
-        Err(e) => Err(e.clone()),
-    };
+    let read_photo =
+        |p: &SeriesPhoto, options: &CamouflageReadOptions, before: &[&T]| match &p.image {
+            Ok(image) => read(image, options, before),
+            Err(e) => Err(e.clone()),
+        };
     let options = CamouflageReadOptions {
         colours: Some(SideColours { set, side }),
         camera,
     };
-    let mut readings: Vec<Result<T, String>> =
-        photos.par_iter().map(|p| read_photo(p, &options)).collect();
+    let run_len = photos
+        .len()
+        .div_ceil(rayon::current_num_threads().max(1))
+        .max(1);
+    let mut readings: Vec<Result<T, String>> = photos
+        .par_chunks(run_len)
+        .enumerate()
+        .flat_map_iter(|(run, chunk)| {
+            let mut read_run: Vec<Result<T, String>> = Vec::with_capacity(chunk.len());
+            for (i, p) in chunk.iter().enumerate() {
+                let whole = i < WHOLE_AT_START || run * run_len + i + 1 == photos.len();
+                let before: Vec<&T> = if whole {
+                    Vec::new()
+                } else {
+                    read_run.iter().filter_map(|r| r.as_ref().ok()).collect()
+                };
+                let reading = read_photo(p, &options, &before);
+                read_run.push(reading);
+            }
+            read_run
+        })
+        .collect();
     let side = side.unwrap_or_else(|| {
         let mut votes = vec![0usize; set.sides().len()];
         for r in readings.iter().flatten() {
@@ -240,7 +271,7 @@ pub fn game_side<T: Send + Sync>(
         .filter(|(r, _)| {
             matches!(r, Ok(r) if sides(r).iter().any(|s| s.as_deref() != Some(side_name.as_str())))
         })
-        .for_each(|(r, p)| *r = read_photo(p, &forced));
+        .for_each(|(r, p)| *r = read_photo(p, &forced, &[]));
     (side, readings)
 }
 
@@ -257,7 +288,14 @@ pub fn replay_series(
         side,
         camera,
         photos,
-        |image, options| read_camouflage(image, options).map_err(|e| e.to_string()),
+        |image, options, before: &[&CamouflageReading]| {
+            // A photo the board cannot be followed into is read whole.
+            let again = reread_camouflage(image, options, before).ok().flatten();
+            match again {
+                Some(reading) => Ok(reading),
+                None => read_camouflage(image, options).map_err(|e| e.to_string()),
+            }
+        },
         |r: &CamouflageReading| vec![r.side.clone()],
     );
     // Every reading is now of the game's side.

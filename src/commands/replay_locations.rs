@@ -53,7 +53,8 @@ pub fn replay_locations(
         side,
         camera,
         photos,
-        |image, options| {
+        // Each photo is read whole: a location's board is not followed from photo to photo.
+        |image, options, _before| {
             read_camouflage_boards(image, options, MAX_LOCATIONS).map_err(|e| e.to_string())
         },
         |boards: &Vec<CamouflageReading>| boards.iter().map(|b| b.side.clone()).collect(),

@@ -13,8 +13,9 @@ pub use lattice::BoardLattice;
 pub use locations::{FoundPlay, LocationReplay, LocationsReplay, LocationsTracker};
 pub use puzzle::{judge_puzzle, PuzzleJudgement};
 pub use read::{
-    read_camouflage, read_camouflage_boards, CamouflageReadError, CamouflageReadOptions,
-    CamouflageReading, CentreReading, SideColours, SquareKind, SquareReading,
+    read_camouflage, read_camouflage_boards, reread_camouflage, CamouflageReadError,
+    CamouflageReadOptions, CamouflageReading, CentreReading, SideColours, SquareKind,
+    SquareReading,
 };
 pub use replay::{FrameOutcome, Replay, TrackedCard, Tracker};
 

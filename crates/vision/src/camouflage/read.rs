@@ -16,9 +16,9 @@ use tablejudge_rules::{Key, Palette, Srgb};
 use thiserror::Error;
 
 use super::lattice::{
-    fit_seeds, framed_by_patterns, grow_centres, typical_stock, BoardLattice, Fit,
+    fit_seeds, framed_by_patterns, grow_centres, settle, typical_stock, BoardLattice, Fit,
 };
-use super::seeds::{find_seeds, CentreLook, Seed, SYMBOL_SIDE};
+use super::seeds::{find_seeds, find_symbols_sized, CentreLook, Seed, SYMBOL_SIDE};
 use crate::camera::Camera;
 use crate::classify::{Classifier, ClassifierParams};
 use crate::colour::{Lab, LinRgb};
@@ -205,6 +205,160 @@ pub fn read_camouflage(
     let seeds = centre_seeds(image, &lookup, options)?;
     let (lattice, centres) = best_board(&lookup, &seeds).ok_or(CamouflageReadError::NoCentres)?;
     board_reading(&lookup, options, &seeds, &lattice, centres)
+}
+
+/// Reads a photo of the board that `before` (the readings of the photos before it, the last
+/// last) were read from, taken a moment after them: the next photo of a series, the next
+/// settled frame of a video. Every centre those readings found is looked for where it was,
+/// settled, and the lattice fitted again to them and grown to the cards laid since. It skips
+/// the search of the whole photo for centres that makes most of [`read_camouflage`]'s time.
+///
+/// `Ok(None)` when the photo must be read whole instead: a centre seen before is not found
+/// again within a quarter of a square of where it was (the camera moved, a hand is over the
+/// board, a photo before misread it), or a symbol on or beside the board lies on no centre
+/// found (a card's centre that growing the board missed). Requiring the earlier photos'
+/// centres too keeps one photo's miss from being carried on. What it does not see: a card
+/// lying apart from the board (touching none of its cards); `stray_symbols` is left empty.
+pub fn reread_camouflage(
+    image: &RgbImage,
+    options: &CamouflageReadOptions,
+    before: &[&CamouflageReading],
+) -> Result<Option<CamouflageReading>, CamouflageReadError> {
+    let Some(lattice) = before.last().and_then(|last| last.lattice) else {
+        return Ok(None);
+    };
+    // The centres seen, where they fall on the last reading's lattice.
+    let mut seen: Vec<LatticePos> = Vec::new();
+    for c in before.iter().rev().flat_map(|r| &r.centres) {
+        let Some([col, row]) = lattice.to_lattice(c.px) else {
+            return Ok(None);
+        };
+        let pos = LatticePos::new(row.round() as i32, col.round() as i32);
+        if !seen.contains(&pos) {
+            seen.push(pos);
+        }
+    }
+    if seen.is_empty() {
+        return Ok(None);
+    }
+    let lookup = Lookup::new(image, options.camera);
+    let mut fit: Fit = (Vec::new(), Vec::new());
+    let mut centres: BTreeMap<LatticePos, CentreLook> = BTreeMap::new();
+    for pos in seen {
+        let Some((at, _)) = settle(&lookup, &lattice, pos) else {
+            return Ok(None);
+        };
+        let Some(look) = CentreLook::measure(&lookup, &lattice.square_at(at)) else {
+            return Ok(None);
+        };
+        if !look.is_centre(None) || !framed_by_patterns(&lookup, &lattice, at, look.ring) {
+            return Ok(None);
+        }
+        // The settled square's corners pin the lattice as a seed's quad does.
+        for [dx, dy] in UNIT_SQUARE.map(|[x, y]| [x - 0.5, y - 0.5]) {
+            let Some(px) = lattice.to_photo([at[0] + dx, at[1] + dy]) else {
+                return Ok(None);
+            };
+            fit.0.push([pos.col as f32 + dx, pos.row as f32 + dy]);
+            fit.1.push(px);
+        }
+        centres.insert(pos, look);
+    }
+    let Some(mut lattice) = fit_homography(&fit.0, &fit.1)
+        .ok()
+        .and_then(BoardLattice::new)
+    else {
+        return Ok(None);
+    };
+    grow_centres(&lookup, &mut lattice, &mut fit, &mut centres, 1600);
+    if unexplained_symbol(image, options, &lattice, &centres)? {
+        return Ok(None);
+    }
+    board_reading(&lookup, options, &[], &lattice, centres).map(Some)
+}
+
+/// Whether the photo shows a symbol on or beside the board, in the middle of a lattice
+/// square that is no centre found, and of the size of the centres' symbols: a card's centre
+/// that following the board missed.
+pub(super) fn unexplained_symbol(
+    image: &RgbImage,
+    options: &CamouflageReadOptions,
+    lattice: &BoardLattice,
+    centres: &BTreeMap<LatticePos, CentreLook>,
+) -> Result<bool, CamouflageReadError> {
+    // Only the board and two squares around it (its block grown by three squares) are
+    // searched; with a lens model the whole photo, as the lattice is undistorted.
+    let (left, top, right, bottom) = match options.camera {
+        Some(_) => (0, 0, image.width(), image.height()),
+        None => {
+            let corners: Vec<[f32; 2]> = centres
+                .keys()
+                .flat_map(|p| {
+                    let (c, r) = (p.col as f32, p.row as f32);
+                    [[-3.0, -3.0], [3.0, -3.0], [3.0, 3.0], [-3.0, 3.0]]
+                        .map(|[dc, dr]| lattice.to_photo([c + dc, r + dr]))
+                })
+                .flatten()
+                .collect();
+            let clamp = |v: f32, max: u32| (v.max(0.0) as u32).min(max);
+            let (w, h) = (image.width(), image.height());
+            (
+                clamp(corners.iter().map(|p| p[0]).fold(f32::MAX, f32::min), w),
+                clamp(corners.iter().map(|p| p[1]).fold(f32::MAX, f32::min), h),
+                clamp(
+                    corners.iter().map(|p| p[0]).fold(f32::MIN, f32::max).ceil(),
+                    w,
+                ),
+                clamp(
+                    corners.iter().map(|p| p[1]).fold(f32::MIN, f32::max).ceil(),
+                    h,
+                ),
+            )
+        }
+    };
+    if right <= left || bottom <= top {
+        return Ok(false);
+    }
+    let part = image::imageops::crop_imm(image, left, top, right - left, bottom - top).to_image();
+    let short = image.width().min(image.height()) as i32;
+    let on_lattice: Vec<([f32; 2], f32)> = find_symbols_sized(&part, short)?
+        .iter()
+        .filter_map(|s| {
+            let s_centre = [s.centre[0] + left as f32, s.centre[1] + top as f32];
+            let at = match options.camera {
+                Some(camera) => {
+                    let [u, v] = camera.undistort(s_centre.map(f64::from));
+                    [u as f32, v as f32]
+                }
+                None => s_centre,
+            };
+            Some((lattice.to_lattice(at)?, s.size))
+        })
+        .collect();
+    let mut sizes: Vec<f32> = on_lattice
+        .iter()
+        .filter(|([c, r], _)| {
+            centres
+                .keys()
+                .any(|p| (p.col as f32 - c).hypot(p.row as f32 - r) < 0.35)
+        })
+        .map(|&(_, size)| size)
+        .collect();
+    sizes.sort_by(f32::total_cmp);
+    let Some(&typical) = sizes.get(sizes.len() / 2) else {
+        return Ok(false);
+    };
+    Ok(on_lattice.iter().any(|&([c, r], size)| {
+        let pos = LatticePos::new(r.round() as i32, c.round() as i32);
+        let middle = (c - c.round()).hypot(r - r.round()) < 0.25;
+        let near = centres
+            .keys()
+            .any(|p| (p.col - pos.col).abs().max((p.row - pos.row).abs()) <= 2);
+        middle
+            && near
+            && !centres.contains_key(&pos)
+            && (0.6 * typical..=1.6 * typical).contains(&size)
+    }))
 }
 
 /// Reads every separate board in a photo (Not My Stack!: one per player's location), at most

@@ -61,12 +61,17 @@ pub(crate) struct Symbol {
 /// is light and even: stock, not a pattern's texture. The band hugs the ink, so the test does
 /// not depend on how large the symbol is within its square.
 pub(crate) fn find_symbols(image: &RgbImage) -> Result<Vec<Symbol>, VisionError> {
+    find_symbols_sized(image, image.width().min(image.height()) as i32)
+}
+
+/// [`find_symbols`] in a part of a photo whose short side is `short` pixels: symbols are
+/// looked for at the sizes of the whole photo.
+pub(crate) fn find_symbols_sized(image: &RgbImage, short: i32) -> Result<Vec<Symbol>, VisionError> {
     let cv = VisionError::opencv;
     let rgb = rgb_to_mat(image)?;
     let mut grey = Mat::default();
     imgproc::cvt_color_def(&rgb, &mut grey, imgproc::COLOR_BGR2GRAY).map_err(cv("cvt_color"))?;
     let luma = grey_image(&grey)?;
-    let short = image.width().min(image.height()) as i32;
     let (min_area, max_area) = (
         (short as f32 / 250.0).powi(2).max(12.0),
         (short as f32 / 12.0).powi(2),

@@ -775,3 +775,104 @@ fn a_centre_with_the_table_along_one_side_is_not_a_centre() {
         reading.picture
     );
 }
+
+/// The photo after the next card, read from the reading of the photo before it, reads as the
+/// photo read whole does, the new card found; a photo where the board is not where it was
+/// (the camera moved, another board) is not followed into.
+#[test]
+fn the_next_photo_of_a_series_is_read_from_the_last() {
+    let set = set();
+    let board = random_board(&set, SideIdx(0), false, DeckIdx(1), 10, 3).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let frames = tablejudge_render::random_series(
+        &set,
+        &board,
+        &mut rng,
+        (960, 720),
+        Degradation::Realistic,
+        0.0,
+    )
+    .unwrap();
+    let photo = |spec: &CamouflageSceneSpec| {
+        let scene = render_camouflage(&set, spec).unwrap();
+        let image = crate::mat::decode_rgb(&scene.jpeg().unwrap()).unwrap();
+        (image, scene.truth)
+    };
+    let options = CamouflageReadOptions {
+        colours: Some(SideColours {
+            set: &set,
+            side: None,
+        }),
+        camera: None,
+    };
+    let last = &frames[frames.len() - 1].spec;
+    let (before_image, _) = photo(&frames[frames.len() - 2].spec);
+    let before = read(&before_image, &set).unwrap();
+    let (image, truth) = photo(last);
+    let again = reread_camouflage(&image, &options, &[&before])
+        .unwrap()
+        .expect("the board is where it was");
+    assert_eq!(compare(&again, &truth), Comparison::default());
+    assert_eq!(again.centres.len(), before.centres.len() + 1);
+    let whole = read(&image, &set).unwrap();
+    assert_eq!(again.picture, whole.picture);
+    assert_eq!(again.side, whole.side);
+
+    // A centre an earlier photo showed, here a pattern square: not where it was.
+    let lattice = before.lattice.unwrap();
+    let mut earlier = before.clone();
+    let c = &before.centres[0];
+    earlier.centres.push(CentreReading {
+        row: c.row + 1,
+        col: c.col,
+        px: lattice
+            .to_photo([c.col as f32, c.row as f32 + 1.0])
+            .unwrap(),
+        symbol_group: 0,
+        symbol: Vec::new(),
+    });
+    assert_eq!(
+        reread_camouflage(&image, &options, &[&earlier, &before]).unwrap(),
+        None
+    );
+    let mut moved = last.clone();
+    moved.camera.target[0] += 0.05 * moved.camera.distance;
+    let (moved, _) = photo(&moved);
+    assert_eq!(
+        reread_camouflage(&moved, &options, &[&before]).unwrap(),
+        None
+    );
+    let (other, _) = scene(&set, 10, 5, Degradation::Realistic);
+    assert_eq!(
+        reread_camouflage(&other, &options, &[&before]).unwrap(),
+        None
+    );
+}
+
+/// A symbol in the middle of a square on or beside the board that is no centre found is a
+/// centre that following the board missed.
+#[test]
+fn a_symbol_on_no_centre_found_is_a_centre_missed() {
+    let set = set();
+    let (image, _) = scene(&set, 10, 2, Degradation::Realistic);
+    let reading = read(&image, &set).unwrap();
+    let lattice = reading.lattice.unwrap();
+    let lookup = crate::refine::Lookup::new(&image, None);
+    let mut centres: BTreeMap<LatticePos, super::seeds::CentreLook> = reading
+        .centres
+        .iter()
+        .map(|c| {
+            let pos = LatticePos::new(c.row, c.col);
+            let look = super::seeds::CentreLook::measure(&lookup, &lattice.square(pos)).unwrap();
+            (pos, look)
+        })
+        .collect();
+    let options = CamouflageReadOptions::default();
+    let unexplained = |centres: &BTreeMap<LatticePos, super::seeds::CentreLook>| {
+        super::read::unexplained_symbol(&image, &options, &lattice, centres).unwrap()
+    };
+    assert!(!unexplained(&centres));
+    let missed = *centres.keys().nth(3).unwrap();
+    centres.remove(&missed);
+    assert!(unexplained(&centres));
+}
