@@ -271,17 +271,18 @@ pub fn reread_camouflage(
         return Ok(None);
     };
     grow_centres(&lookup, &mut lattice, &mut fit, &mut centres, 1600);
-    if unexplained_symbol(image, options, &lattice, &centres)? {
+    if unexplained_symbol(image, &lookup, options, &lattice, &centres)? {
         return Ok(None);
     }
     board_reading(&lookup, options, &[], &lattice, centres).map(Some)
 }
 
 /// Whether the photo shows a symbol on or beside the board, in the middle of a lattice
-/// square that is no centre found, and of the size of the centres' symbols: a card's centre
-/// that following the board missed.
+/// square that is no centre found but looks like one, and of the size of the centres'
+/// symbols: a card's centre that following the board missed.
 pub(super) fn unexplained_symbol(
     image: &RgbImage,
+    lookup: &Lookup,
     options: &CamouflageReadOptions,
     lattice: &BoardLattice,
     centres: &BTreeMap<LatticePos, CentreLook>,
@@ -354,10 +355,21 @@ pub(super) fn unexplained_symbol(
         let near = centres
             .keys()
             .any(|p| (p.col - pos.col).abs().max((p.row - pos.row).abs()) <= 2);
+        // A table's motif beside the board (coloured ink, no stock round it) is no centre on
+        // this lattice, settled or not; a centre missed passes for one at least there.
+        let looks_centre = || {
+            let square = |at: [f32; 2]| {
+                CentreLook::measure(lookup, &lattice.square_at(at))
+                    .is_some_and(|l| l.is_centre(None))
+            };
+            let at = [pos.col as f32, pos.row as f32];
+            square(at) || settle(lookup, lattice, pos).is_some_and(|(settled, _)| square(settled))
+        };
         middle
             && near
             && !centres.contains_key(&pos)
             && (0.6 * typical..=1.6 * typical).contains(&size)
+            && looks_centre()
     }))
 }
 

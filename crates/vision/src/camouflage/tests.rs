@@ -869,7 +869,7 @@ fn a_symbol_on_no_centre_found_is_a_centre_missed() {
         .collect();
     let options = CamouflageReadOptions::default();
     let unexplained = |centres: &BTreeMap<LatticePos, super::seeds::CentreLook>| {
-        super::read::unexplained_symbol(&image, &options, &lattice, centres).unwrap()
+        super::read::unexplained_symbol(&image, &lookup, &options, &lattice, centres).unwrap()
     };
     assert!(!unexplained(&centres));
     let missed = *centres.keys().nth(3).unwrap();
