@@ -24,7 +24,12 @@ fn board_photo(set: &CamouflageSet, cards: usize, seed: u64) -> image::RgbImage 
     let spec =
         CamouflageSceneSpec::random(set, &board, &mut rng, (1280, 720), Degradation::Realistic)
             .expect("a scene");
-    let scene = render_camouflage(set, &spec).expect("rendering");
+    decoded(set, &spec)
+}
+
+/// The photo of `spec`, through JPEG and decoded.
+fn decoded(set: &CamouflageSet, spec: &CamouflageSceneSpec) -> image::RgbImage {
+    let scene = render_camouflage(set, spec).expect("rendering");
     decode_rgb(&scene.jpeg().expect("JPEG encoding")).expect("decoding")
 }
 
@@ -42,11 +47,11 @@ fn last_two_photos(set: &CamouflageSet, cards: usize, seed: u64) -> [image::RgbI
         0.0,
     )
     .expect("a series");
-    let photo = |i: usize| {
-        let scene = render_camouflage(set, &frames[i].spec).expect("rendering");
-        decode_rgb(&scene.jpeg().expect("JPEG encoding")).expect("decoding")
-    };
-    [photo(frames.len() - 2), photo(frames.len() - 1)]
+    let n = frames.len();
+    [
+        decoded(set, &frames[n - 2].spec),
+        decoded(set, &frames[n - 1].spec),
+    ]
 }
 
 fn bench(c: &mut Criterion) {

@@ -216,7 +216,7 @@ pub fn read_camouflage(
 /// `Ok(None)` when the photo must be read whole instead: a centre seen before is not found
 /// again within a quarter of a square of where it was (the camera moved, a hand is over the
 /// board, a photo before misread it), or a symbol on or beside the board lies on no centre
-/// found (a card's centre that growing the board missed). Requiring the earlier photos'
+/// found, in a square that passes for one (a card's centre that growing the board missed). Requiring the earlier photos'
 /// centres too keeps one photo's miss from being carried on. What it does not see: a card
 /// lying apart from the board (touching none of its cards); `stray_symbols` is left empty.
 pub fn reread_camouflage(
@@ -292,7 +292,7 @@ pub(super) fn unexplained_symbol(
     let (left, top, right, bottom) = match options.camera {
         Some(_) => (0, 0, image.width(), image.height()),
         None => {
-            let corners: Vec<[f32; 2]> = centres
+            let [x0, y0, x1, y1] = centres
                 .keys()
                 .flat_map(|p| {
                     let (c, r) = (p.col as f32, p.row as f32);
@@ -300,20 +300,17 @@ pub(super) fn unexplained_symbol(
                         .map(|[dc, dr]| lattice.to_photo([c + dc, r + dr]))
                 })
                 .flatten()
-                .collect();
+                .fold(
+                    [f32::MAX, f32::MAX, f32::MIN, f32::MIN],
+                    |[x0, y0, x1, y1], [x, y]| [x0.min(x), y0.min(y), x1.max(x), y1.max(y)],
+                );
             let clamp = |v: f32, max: u32| (v.max(0.0) as u32).min(max);
             let (w, h) = (image.width(), image.height());
             (
-                clamp(corners.iter().map(|p| p[0]).fold(f32::MAX, f32::min), w),
-                clamp(corners.iter().map(|p| p[1]).fold(f32::MAX, f32::min), h),
-                clamp(
-                    corners.iter().map(|p| p[0]).fold(f32::MIN, f32::max).ceil(),
-                    w,
-                ),
-                clamp(
-                    corners.iter().map(|p| p[1]).fold(f32::MIN, f32::max).ceil(),
-                    h,
-                ),
+                clamp(x0, w),
+                clamp(y0, h),
+                clamp(x1.ceil(), w),
+                clamp(y1.ceil(), h),
             )
         }
     };
@@ -325,15 +322,8 @@ pub(super) fn unexplained_symbol(
     let on_lattice: Vec<([f32; 2], f32)> = find_symbols_sized(&part, short)?
         .iter()
         .filter_map(|s| {
-            let s_centre = [s.centre[0] + left as f32, s.centre[1] + top as f32];
-            let at = match options.camera {
-                Some(camera) => {
-                    let [u, v] = camera.undistort(s_centre.map(f64::from));
-                    [u as f32, v as f32]
-                }
-                None => s_centre,
-            };
-            Some((lattice.to_lattice(at)?, s.size))
+            let at = [s.centre[0] + left as f32, s.centre[1] + top as f32];
+            Some((lattice.to_lattice(undistorted(options.camera, at))?, s.size))
         })
         .collect();
     let mut sizes: Vec<f32> = on_lattice
@@ -482,6 +472,15 @@ fn split_board(
         .collect()
 }
 
+/// A photo position in the coordinates the lattice lives in (and `Lookup` takes): undistorted
+/// when the lens is calibrated.
+fn undistorted(camera: Option<&Camera>, p: [f32; 2]) -> [f32; 2] {
+    match camera {
+        Some(camera) => camera.undistort(p.map(f64::from)).map(|v| v as f32),
+        None => p,
+    }
+}
+
 /// The light squares with a dark symbol that pass for a card centre, in undistorted
 /// coordinates when the lens is calibrated.
 fn centre_seeds(
@@ -490,18 +489,8 @@ fn centre_seeds(
     options: &CamouflageReadOptions,
 ) -> Result<Vec<Seed>, CamouflageReadError> {
     let mut seeds = find_seeds(image)?;
-    // The lattice lives in undistorted coordinates, which `lookup` takes.
-    let undistort = |[x, y]: [f32; 2]| -> [f32; 2] {
-        match options.camera {
-            Some(camera) => {
-                let [u, v] = camera.undistort([f64::from(x), f64::from(y)]);
-                [u as f32, v as f32]
-            }
-            None => [x, y],
-        }
-    };
     for s in &mut seeds {
-        s.quad = s.quad.map(undistort);
+        s.quad = s.quad.map(|p| undistorted(options.camera, p));
     }
     // Only seeds that look like centres: light tiles of a table with a speck on them are many
     // and lie on a lattice of their own.

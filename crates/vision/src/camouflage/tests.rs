@@ -27,8 +27,12 @@ fn scene(
     let board = random_board(set, SideIdx(0), false, DeckIdx(1), cards, seed).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let spec = CamouflageSceneSpec::random(set, &board, &mut rng, (960, 720), d).unwrap();
-    let s = render_camouflage(set, &spec).unwrap();
-    // Through JPEG, as photos come.
+    photo(set, &spec)
+}
+
+/// The photo of `spec` through JPEG, as photos come, and its truth.
+fn photo(set: &CamouflageSet, spec: &CamouflageSceneSpec) -> (image::RgbImage, CamouflageTruth) {
+    let s = render_camouflage(set, spec).unwrap();
     let jpeg = s.jpeg().unwrap();
     (crate::mat::decode_rgb(&jpeg).unwrap(), s.truth)
 }
@@ -793,11 +797,6 @@ fn the_next_photo_of_a_series_is_read_from_the_last() {
         0.0,
     )
     .unwrap();
-    let photo = |spec: &CamouflageSceneSpec| {
-        let scene = render_camouflage(&set, spec).unwrap();
-        let image = crate::mat::decode_rgb(&scene.jpeg().unwrap()).unwrap();
-        (image, scene.truth)
-    };
     let options = CamouflageReadOptions {
         colours: Some(SideColours {
             set: &set,
@@ -806,9 +805,9 @@ fn the_next_photo_of_a_series_is_read_from_the_last() {
         camera: None,
     };
     let last = &frames[frames.len() - 1].spec;
-    let (before_image, _) = photo(&frames[frames.len() - 2].spec);
+    let (before_image, _) = photo(&set, &frames[frames.len() - 2].spec);
     let before = read(&before_image, &set).unwrap();
-    let (image, truth) = photo(last);
+    let (image, truth) = photo(&set, last);
     let again = reread_camouflage(&image, &options, &[&before])
         .unwrap()
         .expect("the board is where it was");
@@ -837,7 +836,7 @@ fn the_next_photo_of_a_series_is_read_from_the_last() {
     );
     let mut moved = last.clone();
     moved.camera.target[0] += 0.05 * moved.camera.distance;
-    let (moved, _) = photo(&moved);
+    let (moved, _) = photo(&set, &moved);
     assert_eq!(
         reread_camouflage(&moved, &options, &[&before]).unwrap(),
         None
