@@ -209,25 +209,33 @@ pub fn read_camouflage(
 
 /// Reads a photo of the board that `before` (the readings of the photos before it, the last
 /// last) were read from, taken a moment after them: the next photo of a series, the next
-/// settled frame of a video. Every centre those readings found is looked for where it was,
-/// settled, and the lattice fitted again to them and grown to the cards laid since. It skips
-/// the search of the whole photo for centres that makes most of [`read_camouflage`]'s time.
+/// settled frame of a video. Every centre those readings found is looked for where it falls
+/// on the lattice of the fullest of them, settled, and the lattice fitted again to them and
+/// grown to the cards laid since. It skips the search of the whole photo for centres that
+/// makes most of [`read_camouflage`]'s time.
 ///
 /// `Ok(None)` when the photo must be read whole instead: a centre seen before is not found
 /// again within a quarter of a square of where it was (the camera moved, a hand is over the
 /// board, a photo before misread it), or a symbol on or beside the board lies on no centre
-/// found, in a square that passes for one (a card's centre that growing the board missed). Requiring the earlier photos'
-/// centres too keeps one photo's miss from being carried on. What it does not see: a card
-/// lying apart from the board (touching none of its cards); `stray_symbols` is left empty.
+/// found, in a square that passes for one (a card's centre that growing the board missed).
+/// Requiring the earlier photos' centres too keeps one photo's miss from being carried on.
+/// What it does not see: a card lying apart from the board (touching none of its cards);
+/// `stray_symbols` is left empty.
 pub fn reread_camouflage(
     image: &RgbImage,
     options: &CamouflageReadOptions,
     before: &[&CamouflageReading],
 ) -> Result<Option<CamouflageReading>, CamouflageReadError> {
-    let Some(lattice) = before.last().and_then(|last| last.lattice) else {
+    // The lattice of the fullest reading (the latest of those): a photo with a hand over the
+    // board shows few centres, and its lattice, fitted to them, may be off elsewhere.
+    let Some(lattice) = before
+        .iter()
+        .max_by_key(|r| r.centres.len())
+        .and_then(|r| r.lattice)
+    else {
         return Ok(None);
     };
-    // The centres seen, where they fall on the last reading's lattice.
+    // The centres seen, where they fall on that lattice.
     let mut seen: Vec<LatticePos> = Vec::new();
     for c in before.iter().rev().flat_map(|r| &r.centres) {
         let Some([col, row]) = lattice.to_lattice(c.px) else {

@@ -654,6 +654,9 @@ pub(crate) struct CentreLook {
     pub ink: f32,
     /// How coloured the ink is against the stock: 0 for grey or black ink.
     pub ink_tint: f32,
+    /// The ink's colour against the stock's as log-chroma, (ln R/G, ln B/G) of the ratios:
+    /// (0, 0) for grey ink under a light the stock shows.
+    pub ink_chroma: [f32; 2],
     /// The ink map of the middle, [`SYMBOL_SIDE`]² values in 0..1, row-major in the lattice
     /// frame.
     pub symbol: [f32; SYMBOL_CELLS],
@@ -683,6 +686,9 @@ const DARK_INK: f32 = 0.6;
 const FAINT_INK: f32 = 0.85;
 /// The least share of a centre's middle that its symbol's ink covers.
 const MIN_INK: f32 = 0.04;
+/// The least share of a centre's middle that a symbol blurred grey covers: blur spreads ink,
+/// so a faint patch smaller than this is a streak of the table's grain, not a symbol.
+const MIN_FAINT: f32 = 0.2;
 
 impl CentreLook {
     /// Measures the square whose unit square `[0,1]²` the homography `h` maps into the photo.
@@ -717,9 +723,10 @@ impl CentreLook {
         let ring_dark = ring.iter().filter(|&&l| l < 0.8 * ring_luma).count() as f32 / n;
         let ring_mean = ring_sum.map(|s| s / n);
         // Ink is what is much darker than the stock. A symbol too fine for the photo's
-        // resolution (bars closer than a pixel or two) blurs into a grey patch: one solid
-        // patch in the middle of stock that is clean all round is ink too. A light pattern's
-        // faint texture is not: it reaches the square's edges, or is scattered thin.
+        // resolution (bars closer than a pixel or two, a thin ring) blurs grey: one solid
+        // patch of grey in the middle of stock that is clean all round is ink too, however
+        // far across the middle the symbol is printed. A light pattern's faint texture is
+        // not: it marks the band at the square's edge too, or is scattered thin.
         let faint_patch = || {
             let at = middle
                 .iter()
@@ -733,16 +740,16 @@ impl CentreLook {
                         [hi[0].max(x), hi[1].max(y)],
                     )
                 });
-            let inner = |k: usize| ((k as f32 + 0.5) / N as f32 - 0.5).abs() < 0.3;
-            count > 0
-                && [x0, x1, y0, y1].into_iter().all(inner)
+            (count as f32) >= MIN_FAINT * middle.len() as f32
                 && count * 2 >= (x1 - x0 + 1) * (y1 - y0 + 1)
         };
         let dark = middle
             .iter()
             .filter(|(_, p)| luma(*p) < DARK_INK * ring_luma)
             .count();
-        let ring_clean = ring.iter().all(|&l| l >= FAINT_INK * ring_luma);
+        // Clean but for a few samples: blur brings a darker neighbour's edge into one corner.
+        let ring_clean =
+            (ring.iter().filter(|&&l| l < FAINT_INK * ring_luma).count() as f32) < 0.05 * n;
         let limit = if ring_clean && (dark as f32) < MIN_INK * middle.len() as f32 && faint_patch()
         {
             FAINT_INK
@@ -766,6 +773,10 @@ impl CentreLook {
         } else {
             spread / mean_ratio.max(1e-3)
         };
+        let ratio: [f32; 3] = std::array::from_fn(|c| {
+            (ink_sum[c] / ink_count.max(1) as f32).max(1.0) / ring_mean[c].max(1.0)
+        });
+        let ink_chroma = [(ratio[0] / ratio[1]).ln(), (ratio[2] / ratio[1]).ln()];
         let mut symbol = [0.0f32; SYMBOL_CELLS];
         const S: usize = SYMBOL_SIDE;
         for (k, v) in symbol.iter_mut().enumerate() {
@@ -778,6 +789,7 @@ impl CentreLook {
         Some(CentreLook {
             ring: ring_mean,
             ink_tint,
+            ink_chroma,
             ring_luma,
             ring_dark,
             ink,
@@ -796,8 +808,35 @@ impl CentreLook {
         });
         self.ring_dark < 0.2
             && (MIN_INK..0.65).contains(&self.ink)
-            && self.ink_tint < 0.5
+            && (self.ink_tint < 0.5 || self.cast_of_a_clipped_light())
             && self.ring_luma > 40.0
             && like_stock
     }
+
+    /// Whether ink that looks tinted against the stock is black ink carrying the light's cast
+    /// that a clipped stock no longer shows. Over-exposed white stock reads near 255 in every
+    /// channel whatever the light, so the ratios no longer cancel a warm or cool light, and
+    /// black ink shows it: a shift along the warm–cool line of lamps and daylight (red up and
+    /// blue down, or the reverse), not off it (green, magenta) and not beyond the strongest
+    /// cast a camera leaves uncorrected. A red or blue mark on a white cloth is off that line
+    /// or far along it.
+    fn cast_of_a_clipped_light(&self) -> bool {
+        // Direction of a warm–cool shift in (ln R/G, ln B/G), unit length.
+        const WARM: [f32; 2] = [0.507, -0.862];
+        let clipped = self.ring.iter().all(|&c| c >= CLIPPED_STOCK);
+        let [u, v] = self.ink_chroma;
+        let along = u * WARM[0] + v * WARM[1];
+        let off = u * WARM[1] - v * WARM[0];
+        clipped && along.abs() < MAX_CAST && off.abs() < MAX_OFF_CAST
+    }
 }
+
+/// Stock this bright in every channel (of 255) may be clipped: its colour no longer shows the
+/// light's.
+const CLIPPED_STOCK: f32 = 230.0;
+/// The strongest warm or cool cast left on black ink, in log-chroma along the warm–cool line:
+/// about a tungsten lamp under a camera's daylight balance.
+const MAX_CAST: f32 = 0.7;
+/// How far off the warm–cool line black ink's colour may be: a light's green or magenta tint
+/// and the sensor's noise.
+const MAX_OFF_CAST: f32 = 0.2;

@@ -471,39 +471,86 @@ fn a_small_cards_centre_square_is_not_taken_askew_along_a_cloths_stripes() {
     }
 }
 
+/// How a square of `stock` inked where `ink_at(x, y)` (pixels of a 26-pixel square) with
+/// `ink`, amid blue pattern squares, measures as a centre.
+fn look_of(
+    stock: [u8; 3],
+    ink: [u8; 3],
+    ink_at: &dyn Fn(u32, u32) -> bool,
+) -> super::seeds::CentreLook {
+    let side = 26u32;
+    let mut image = image::RgbImage::from_pixel(3 * side, 3 * side, image::Rgb([40, 120, 150]));
+    for y in side..2 * side {
+        for x in side..2 * side {
+            let p = if ink_at(x - side, y - side) {
+                ink
+            } else {
+                stock
+            };
+            image.put_pixel(x, y, image::Rgb(p));
+        }
+    }
+    let lookup = crate::refine::Lookup::new(&image, None);
+    let s = side as f32;
+    let h = crate::geom::homography_4(
+        &[[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]],
+        &crate::geom::rect(s, s, 2.0 * s, 2.0 * s),
+    )
+    .unwrap();
+    super::seeds::CentreLook::measure(&lookup, &h).unwrap()
+}
+
 /// A symbol too fine for the photo blurs into a grey patch on its centre's stock: it is a
-/// centre. A light pattern's faint speckle, which reaches the square's edges, is not.
+/// centre, however far across the middle it is printed. A light pattern's faint speckle,
+/// which reaches the square's edges, and a thin streak of grain are not.
 #[test]
 fn a_symbol_blurred_grey_is_a_centre_and_a_light_speckle_is_not() {
-    let side = 26u32;
-    let stock = image::Rgb([248u8, 248, 244]);
-    let square = |ink: &dyn Fn(u32, u32) -> bool| {
-        let mut image = image::RgbImage::from_pixel(3 * side, 3 * side, image::Rgb([40, 120, 150]));
-        for y in side..2 * side {
-            for x in side..2 * side {
-                let p = if ink(x - side, y - side) {
-                    image::Rgb([192, 192, 194])
-                } else {
-                    stock
-                };
-                image.put_pixel(x, y, p);
-            }
-        }
-        let lookup = crate::refine::Lookup::new(&image, None);
-        let s = side as f32;
-        let h = crate::geom::homography_4(
-            &[[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]],
-            &crate::geom::rect(s, s, 2.0 * s, 2.0 * s),
-        )
-        .unwrap();
-        super::seeds::CentreLook::measure(&lookup, &h).unwrap()
-    };
+    let (stock, grey) = ([248u8, 248, 244], [192u8, 192, 194]);
     // Three bars merged by blur: one grey patch of 14 × 10 pixels in the middle.
-    let blurred = square(&|x, y| (6..20).contains(&x) && (8..18).contains(&y));
+    let blurred = look_of(stock, grey, &|x, y| {
+        (6..20).contains(&x) && (8..18).contains(&y)
+    });
     assert!(blurred.is_centre(None), "{blurred:?}");
+    // A thin ring blurred grey, as wide as the middle the symbol is printed in.
+    let ring = look_of(stock, grey, &|x, y| {
+        let d = (x as f32 - 12.5).hypot(y as f32 - 12.5);
+        (5.0..9.0).contains(&d)
+    });
+    assert!(ring.is_centre(None), "{ring:?}");
+    // The same with a darker neighbour's edge blurred into one corner of the stock.
+    let cornered = look_of(stock, grey, &|x, y| {
+        let d = (x as f32 - 12.5).hypot(y as f32 - 12.5);
+        (5.0..9.0).contains(&d) || (x <= 2 && y <= 2)
+    });
+    assert!(cornered.is_centre(None), "{cornered:?}");
     // Specks all over the square, up to its edges.
-    let speckle = square(&|x, y| (x * 7 + y * 13) % 11 == 0 && x > 3 && y > 3 && x < 23 && y < 23);
+    let speckle = look_of(stock, grey, &|x, y| {
+        (x * 7 + y * 13) % 11 == 0 && x > 3 && y > 3 && x < 23 && y < 23
+    });
     assert!(!speckle.is_centre(None), "{speckle:?}");
+    // A streak of wood grain across part of the middle.
+    let grain = look_of(stock, grey, &|x, y| {
+        (8..19).contains(&x) && (13..15).contains(&y)
+    });
+    assert!(!grain.is_centre(None), "{grain:?}");
+}
+
+/// Black ink under a warm lamp, on stock the exposure clipped to white, carries the lamp's
+/// cast: it is a centre's symbol. On stock that shows the light (not clipped) the same
+/// colour is a brown mark, and a red mark is no symbol on either.
+#[test]
+fn black_ink_under_a_warm_light_on_clipped_stock_is_a_symbol_and_a_red_mark_is_not() {
+    let symbol = |x: u32, y: u32| (8..18).contains(&x) && (8..18).contains(&y);
+    let (clipped, lit) = ([253u8, 252, 244], [200u8, 200, 196]);
+    let (warm_black, red) = ([70u8, 58, 35], [150u8, 40, 30]);
+    let warm = look_of(clipped, warm_black, &symbol);
+    assert!(warm.is_centre(None), "{warm:?}");
+    let brown = look_of(lit, warm_black, &symbol);
+    assert!(!brown.is_centre(None), "{brown:?}");
+    for stock in [clipped, lit] {
+        let mark = look_of(stock, red, &symbol);
+        assert!(!mark.is_centre(None), "{mark:?}");
+    }
 }
 
 /// A centre whose ink map is `depth` dark over a fifth of its middle.
@@ -518,6 +565,7 @@ fn centre_look(depth: f32) -> super::seeds::CentreLook {
         ring_dark: 0.0,
         ink: 0.2,
         ink_tint: 0.0,
+        ink_chroma: [0.0, 0.0],
         symbol,
     }
 }
@@ -817,8 +865,27 @@ fn the_next_photo_of_a_series_is_read_from_the_last() {
     assert_eq!(again.picture, whole.picture);
     assert_eq!(again.side, whole.side);
 
-    // A centre an earlier photo showed, here a pattern square: not where it was.
+    // After it, a photo with a hand over the board: two centres seen, and a lattice fitted
+    // to them that is off by 8% away from them. The board is followed from the fuller one.
     let lattice = before.lattice.unwrap();
+    let mut handed = before.clone();
+    handed.centres.truncate(2);
+    let [c0, r0] = [handed.centres[0].col as f64, handed.centres[0].row as f64];
+    let scale = 1.08;
+    let h = lattice.homography;
+    handed.lattice = BoardLattice::new(std::array::from_fn(|r| {
+        [
+            h[r][0] * scale,
+            h[r][1] * scale,
+            h[r][0] * (1.0 - scale) * c0 + h[r][1] * (1.0 - scale) * r0 + h[r][2],
+        ]
+    }));
+    let followed = reread_camouflage(&image, &options, &[&before, &handed])
+        .unwrap()
+        .expect("the board is followed from the photo that shows it whole");
+    assert_eq!(followed.picture, again.picture);
+
+    // A centre an earlier photo showed, here a pattern square: not where it was.
     let mut earlier = before.clone();
     let c = &before.centres[0];
     earlier.centres.push(CentreReading {
