@@ -559,22 +559,30 @@ impl<'a> Tracker<'a> {
         let known: HashSet<LatticePos> = known_centres.iter().copied().collect();
 
         // New centres, and known centres whose surroundings changed: a card laid right on
-        // top of another's centre shows no new centre.
+        // top of another's centre shows no new centre. Changes that a new card beside it
+        // may have made (its squares over the known card's edge) do not count: a face that
+        // happens to fit the rest would otherwise be taken for a card laid on top.
         let mut new: Vec<LatticePos> = view
             .centres
             .iter()
             .copied()
             .filter(|c| !known.contains(c))
             .collect();
+        let beside_new = |p: LatticePos, new: &[LatticePos]| new.iter().any(|&n| near(n, p));
+        let mut covered_over: Vec<LatticePos> = Vec::new();
         for &c in &known_centres {
-            let changed = block(c)
-                .iter()
-                .filter(|&&p| p != c && differs(top.at(p), view.at(p)))
-                .count();
-            if changed >= 3 && view.at(c) == CENTRE_CHAR {
-                new.push(c);
+            let changed: Vec<LatticePos> = block(c)
+                .into_iter()
+                .filter(|&p| p != c && differs(top.at(p), view.at(p)))
+                .collect();
+            if changed.len() >= 3
+                && changed.iter().any(|&p| !beside_new(p, &new))
+                && view.at(c) == CENTRE_CHAR
+            {
+                covered_over.push(c);
             }
         }
+        new.extend(covered_over);
 
         for &c in &known_centres {
             let seen = view.at(c);

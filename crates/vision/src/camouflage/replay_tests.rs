@@ -421,3 +421,151 @@ fn a_square_like_a_card_beside_the_last_card_is_cleared_by_the_last_photo_showin
     );
     assert!(replay.doubts.is_empty(), "{:?}", replay.doubts);
 }
+
+#[test]
+fn a_card_over_the_edge_of_another_is_not_taken_for_a_card_laid_on_its_centre() {
+    // A card laid beside a known card, whose edge column breaks the rule on all three squares
+    // it covers, changes three squares around the known centre. Some other face may fit the
+    // known card's five other squares; that is no reason to think a card was laid on it.
+    let set = set();
+    let side = SideIdx(0);
+    let mut start = Board::new(side, PlacementRules::GAME);
+    for p in find_starting_board(&set, DeckIdx(0), side, false).unwrap() {
+        start.place(&set, p);
+    }
+    let placed: Vec<Placement> = start.placed().iter().map(|p| p.placement).collect();
+    let char_of = |p: &Placement, at: LatticePos| -> Option<char> {
+        let k = p.squares().iter().position(|&q| q == at)?;
+        Some(
+            set.face(p.card, side)
+                .square(p.turn, Pos::new(k / 3, k % 3))
+                .char(),
+        )
+    };
+    let used: Vec<CardIdx> = placed.iter().map(|p| p.card).collect();
+    let mut cases = 0;
+    let mut with_impostor = 0;
+    for known in &placed {
+        for (dr, dc) in [(0, 2), (0, -2), (2, 0), (-2, 0)] {
+            for &card in &set.deck(DeckIdx(1)).cards {
+                for t in 0..4 {
+                    let beside = Placement {
+                        card,
+                        centre: known.centre.offset(dr, dc),
+                        turn: Turn::from_quarter_turns(t),
+                    };
+                    // It touches the known card only, and differs on every square it covers.
+                    let touches_others = placed.iter().any(|o| {
+                        o != known && o.squares().iter().any(|&q| beside.squares().contains(&q))
+                    });
+                    let shared: Vec<LatticePos> = known
+                        .squares()
+                        .into_iter()
+                        .filter(|q| beside.squares().contains(q))
+                        .collect();
+                    if touches_others
+                        || shared
+                            .iter()
+                            .any(|&q| char_of(known, q) == char_of(&beside, q))
+                    {
+                        continue;
+                    }
+                    // Some unused card's face fitting four of the known card's five other
+                    // squares: what the old rule took for a card laid on top.
+                    let rest: Vec<LatticePos> = known
+                        .squares()
+                        .into_iter()
+                        .filter(|q| *q != known.centre && !shared.contains(q))
+                        .collect();
+                    let impostor = set.cards().iter().enumerate().any(|(i, _)| {
+                        let other = CardIdx(i as u16);
+                        other != card
+                            && !used.contains(&other)
+                            && (0..4).any(|t| {
+                                let p = Placement {
+                                    card: other,
+                                    centre: known.centre,
+                                    turn: Turn::from_quarter_turns(t),
+                                };
+                                rest.iter()
+                                    .filter(|&&q| char_of(&p, q) == char_of(known, q))
+                                    .count()
+                                    >= LOWER_CARD_KNOWN
+                            })
+                    });
+                    cases += 1;
+                    with_impostor += usize::from(impostor);
+                    let mut board = start.clone();
+                    board.place(&set, beside);
+                    let mut tracker = Tracker::new(&set, side, PlacementRules::GAME);
+                    tracker.observe(&as_read(&start, 0));
+                    let outcome = tracker.observe(&as_read(&board, 0)).clone();
+                    assert!(
+                        matches!(&outcome, FrameOutcome::Settled { laid, .. } if laid.len() == 1),
+                        "{beside:?} beside {known:?}: {outcome:?}"
+                    );
+                    let replay = tracker.finish();
+                    let cards: Vec<CardIdx> =
+                        replay.cards.iter().map(|c| c.placement.card).collect();
+                    assert_eq!(cards.len(), 4, "{beside:?} beside {known:?}");
+                    assert_eq!(cards[3], card);
+                }
+            }
+        }
+    }
+    assert!(
+        cases > 0 && with_impostor > 0,
+        "{cases} cases, {with_impostor} with an impostor"
+    );
+}
+
+#[test]
+fn a_card_laid_right_on_another_centre_is_found_and_judged_illegal() {
+    let set = set();
+    let side = SideIdx(0);
+    let mut board = Board::new(side, PlacementRules::GAME);
+    for p in find_starting_board(&set, DeckIdx(0), side, false).unwrap() {
+        board.place(&set, p);
+    }
+    let mut tracker = Tracker::new(&set, side, PlacementRules::GAME);
+    tracker.observe(&as_read(&board, 2));
+    // A card of deck 1 laid squarely over the first card: its centre shows where the first
+    // card's did, and the squares all round change.
+    let under = board.placed()[0].placement;
+    let over = set
+        .deck(DeckIdx(1))
+        .cards
+        .iter()
+        .flat_map(|&card| {
+            (0..4).map(move |t| Placement {
+                card,
+                centre: under.centre,
+                turn: Turn::from_quarter_turns(t),
+            })
+        })
+        .find(|p| {
+            let mut b = board.clone();
+            let changed = b.picture().unwrap().1;
+            b.place(&set, *p);
+            b.picture().unwrap().1 != changed
+        })
+        .expect("some card shows other squares");
+    board.place(&set, over);
+    let outcome = tracker.observe(&as_read(&board, 2)).clone();
+    assert!(
+        matches!(&outcome, FrameOutcome::Settled { laid, .. } if laid.len() == 1),
+        "{outcome:?}"
+    );
+    let replay = tracker.finish();
+    // The tracker's lattice is the first photo's, turned: compare within it.
+    let laid = replay.cards[3].placement;
+    assert_eq!(laid.card, over.card);
+    assert!(replay.cards[..3]
+        .iter()
+        .any(|c| c.placement.centre == laid.centre));
+    let mut replayed = Board::new(side, PlacementRules::GAME);
+    for c in &replay.cards[..3] {
+        replayed.place(&set, c.placement);
+    }
+    assert!(!replayed.place(&set, laid).is_legal());
+}
