@@ -36,6 +36,15 @@ fn game(seed: u64) -> (CamouflageSet, Board, Vec<Board>) {
     (set, board, tables)
 }
 
+/// The starting board of deck 0, side 0 up, as the rules lay it.
+fn starting_board(set: &CamouflageSet) -> Board {
+    let mut board = Board::new(SideIdx(0), PlacementRules::GAME);
+    for p in find_starting_board(set, DeckIdx(0), SideIdx(0), false).unwrap() {
+        board.place(set, p);
+    }
+    board
+}
+
 /// The placements' cards and whether each was legal, in order.
 fn verdicts(board: &Board) -> Vec<(CardIdx, bool, u8)> {
     board
@@ -146,10 +155,7 @@ fn a_hand_over_the_table_skips_the_photo_and_the_next_one_catches_up() {
 #[test]
 fn an_illegal_card_is_found_and_judged_illegal() {
     let set = set();
-    let mut board = Board::new(SideIdx(0), PlacementRules::GAME);
-    for p in find_starting_board(&set, DeckIdx(0), SideIdx(0), false).unwrap() {
-        board.place(&set, p);
-    }
+    let mut board = starting_board(&set);
     let mut tracker = Tracker::new(&set, SideIdx(0), PlacementRules::GAME);
     tracker.observe(&as_read(&board, 1));
     // A card of deck 1 laid on the first card's corner: it covers a square or two, and
@@ -429,10 +435,7 @@ fn a_card_over_the_edge_of_another_is_not_taken_for_a_card_laid_on_its_centre() 
     // known card's five other squares; that is no reason to think a card was laid on it.
     let set = set();
     let side = SideIdx(0);
-    let mut start = Board::new(side, PlacementRules::GAME);
-    for p in find_starting_board(&set, DeckIdx(0), side, false).unwrap() {
-        start.place(&set, p);
-    }
+    let start = starting_board(&set);
     let placed: Vec<Placement> = start.placed().iter().map(|p| p.placement).collect();
     let char_of = |p: &Placement, at: LatticePos| -> Option<char> {
         let k = p.squares().iter().position(|&q| q == at)?;
@@ -523,10 +526,7 @@ fn a_card_over_the_edge_of_another_is_not_taken_for_a_card_laid_on_its_centre() 
 fn a_card_laid_right_on_another_centre_is_found_and_judged_illegal() {
     let set = set();
     let side = SideIdx(0);
-    let mut board = Board::new(side, PlacementRules::GAME);
-    for p in find_starting_board(&set, DeckIdx(0), side, false).unwrap() {
-        board.place(&set, p);
-    }
+    let mut board = starting_board(&set);
     let mut tracker = Tracker::new(&set, side, PlacementRules::GAME);
     tracker.observe(&as_read(&board, 2));
     // A card of deck 1 laid squarely over the first card: its centre shows where the first
