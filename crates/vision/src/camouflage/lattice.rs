@@ -221,12 +221,9 @@ pub(crate) fn grow_centres(
                 let Some((at, p)) = settle(lookup, lattice, pos) else {
                     continue;
                 };
-                let Some(look) = CentreLook::measure(lookup, &lattice.square_at(at)) else {
+                let Some(look) = centre_at(lookup, lattice, at, stock) else {
                     continue;
                 };
-                if !look.is_centre(stock) || !framed_by_patterns(lookup, lattice, at, look.ring) {
-                    continue;
-                }
                 fit.0.push([pos.col as f32, pos.row as f32]);
                 fit.1.push(p);
                 if let Some(l) = fit_homography(&fit.0, &fit.1)
@@ -298,6 +295,18 @@ pub(crate) fn typical_stock(centres: &BTreeMap<LatticePos, CentreLook>) -> Optio
     let mut rings: Vec<[f32; 3]> = centres.values().map(|c| c.ring).collect();
     rings.sort_by(|a, b| (a[0] + a[1] + a[2]).total_cmp(&(b[0] + b[1] + b[2])));
     rings.get(rings.len() / 2).copied()
+}
+
+/// The look of the square centred at lattice point `at` when it passes for a card centre:
+/// a centre's stock and ink (like `stock`, when known) framed by pattern squares.
+pub(crate) fn centre_at(
+    lookup: &Lookup,
+    lattice: &BoardLattice,
+    at: [f32; 2],
+    stock: Option<[f32; 3]>,
+) -> Option<CentreLook> {
+    CentreLook::measure(lookup, &lattice.square_at(at))
+        .filter(|look| look.is_centre(stock) && framed_by_patterns(lookup, lattice, at, look.ring))
 }
 
 /// Whether the square centred at lattice point `at` is framed like a card centre: at least

@@ -16,7 +16,8 @@ use tablejudge_rules::{Key, Palette, Srgb};
 use thiserror::Error;
 
 use super::lattice::{
-    fit_seeds, framed_by_patterns, grow_centres, settle, typical_stock, BoardLattice, Fit,
+    centre_at, fit_seeds, framed_by_patterns, grow_centres, settle, typical_stock, BoardLattice,
+    Fit,
 };
 use super::seeds::{find_seeds, find_symbols_sized, CentreLook, Seed, SYMBOL_SIDE};
 use crate::camera::Camera;
@@ -256,12 +257,9 @@ pub fn reread_camouflage(
         let Some((at, _)) = settle(&lookup, &lattice, pos) else {
             return Ok(None);
         };
-        let Some(look) = CentreLook::measure(&lookup, &lattice.square_at(at)) else {
+        let Some(look) = centre_at(&lookup, &lattice, at, None) else {
             return Ok(None);
         };
-        if !look.is_centre(None) || !framed_by_patterns(&lookup, &lattice, at, look.ring) {
-            return Ok(None);
-        }
         // The settled square's corners pin the lattice as a seed's quad does.
         for [dx, dy] in UNIT_SQUARE.map(|[x, y]| [x - 0.5, y - 0.5]) {
             let Some(px) = lattice.to_photo([at[0] + dx, at[1] + dy]) else {
@@ -520,17 +518,9 @@ fn best_board(
     for (mut lattice, on, mut fit) in fit_seeds(seeds, 3) {
         let mut centres: BTreeMap<LatticePos, CentreLook> = BTreeMap::new();
         for &(_, pos) in &on {
-            if let Some(look) = CentreLook::measure(lookup, &lattice.square(pos)) {
-                if look.is_centre(None)
-                    && framed_by_patterns(
-                        lookup,
-                        &lattice,
-                        [pos.col as f32, pos.row as f32],
-                        look.ring,
-                    )
-                {
-                    centres.insert(pos, look);
-                }
+            if let Some(look) = centre_at(lookup, &lattice, [pos.col as f32, pos.row as f32], None)
+            {
+                centres.insert(pos, look);
             }
         }
         if centres.is_empty() {
