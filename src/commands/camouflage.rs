@@ -106,6 +106,20 @@ pub fn read(args: CamouflageRead<'_>) -> Result<Outcome> {
             orphans.join(", ")
         ));
     }
+    if !reading.misfits.is_empty() {
+        let at: Vec<String> = reading
+            .misfits
+            .iter()
+            .map(|p| format!("({}, {})", p.row, p.col))
+            .collect();
+        reasons.push(format!(
+            "the card{} centred at {} fit{} no card of the set: a square misread, or a mark on \
+             the table taken for a symbol; retake in even light, square-on",
+            if at.len() == 1 { "" } else { "s" },
+            at.join(", "),
+            if at.len() == 1 { "s" } else { "" },
+        ));
+    }
     if !unknown.is_empty() && set.is_some() {
         reasons.push(format!(
             "{} square{} not told: {}; retake without hands, glare or shadow over the cards",
@@ -249,7 +263,11 @@ fn square_notes(reading: &CamouflageReading) -> Vec<CellNote> {
                 (SquareKind::Table, _) => String::new(),
                 (kind, _) => kind.char().to_string(),
             };
-            let mark = if s.kind == SquareKind::Unknown {
+            let misfit = reading
+                .misfits
+                .iter()
+                .any(|p| (p.row, p.col) == (s.row, s.col));
+            let mark = if s.kind == SquareKind::Unknown || misfit {
                 CellMark::Doubtful
             } else {
                 CellMark::Fine

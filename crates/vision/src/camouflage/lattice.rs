@@ -297,6 +297,20 @@ pub(crate) fn typical_stock(centres: &BTreeMap<LatticePos, CentreLook>) -> Optio
     rings.get(rings.len() / 2).copied()
 }
 
+/// The ink colour of the centres found (the median log-chroma against their stock, channel by
+/// channel); `None` before three, when an odd one cannot be told from the rest.
+pub(crate) fn typical_ink(centres: &BTreeMap<LatticePos, CentreLook>) -> Option<[f32; 2]> {
+    if centres.len() < 3 {
+        return None;
+    }
+    let median = |i: usize| {
+        let mut v: Vec<f32> = centres.values().map(|c| c.ink_chroma[i]).collect();
+        v.sort_by(f32::total_cmp);
+        v[v.len() / 2]
+    };
+    Some([median(0), median(1)])
+}
+
 /// The look of the square centred at lattice point `at` when it passes for a card centre:
 /// a centre's stock and ink (like `stock`, when known) framed by pattern squares.
 pub(crate) fn centre_at(

@@ -10,14 +10,14 @@ use std::collections::BTreeMap;
 
 use image::RgbImage;
 use serde::{Deserialize, Serialize};
-use tablejudge_rules::camouflage::{CamouflageSet, LatticePos, SideIdx};
+use tablejudge_rules::camouflage::{CamouflageSet, LatticePos, SideIdx, Square};
 use tablejudge_rules::palette::Swatch;
-use tablejudge_rules::{Key, Palette, Srgb};
+use tablejudge_rules::{Key, Palette, Pos, Srgb, Turn};
 use thiserror::Error;
 
 use super::lattice::{
-    centre_at, fit_seeds, framed_by_patterns, grow_centres, settle, typical_stock, BoardLattice,
-    Fit,
+    centre_at, fit_seeds, framed_by_patterns, grow_centres, settle, typical_ink, typical_stock,
+    BoardLattice, Fit,
 };
 use super::seeds::{find_seeds, find_symbols_sized, CentreLook, Seed, SYMBOL_SIDE};
 use crate::camera::Camera;
@@ -105,6 +105,10 @@ pub struct CamouflageReading {
     /// the block's rows and columns: what a tracker may take as bare table there.
     #[serde(skip)]
     pub table_ring: Vec<LatticePos>,
+    /// Centres whose own squares fit no card of the set, turned any way: a square misread, or
+    /// a mark on the table taken for a symbol. The reading is then not to be trusted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub misfits: Vec<LatticePos>,
     /// Pixel positions of symbols on or beside the cards that lie on no centre read: a card
     /// off the others' lattice, or one the reader missed. The reading is then not whole.
     pub stray_symbols: Vec<[f32; 2]>,
@@ -554,7 +558,8 @@ fn board_reading(
     mut centres: BTreeMap<LatticePos, CentreLook>,
 ) -> Result<CamouflageReading, CamouflageReadError> {
     let stock = typical_stock(&centres);
-    centres.retain(|_, c| c.is_centre(stock));
+    let ink = typical_ink(&centres);
+    centres.retain(|_, c| c.is_centre(stock) && c.inked_like(ink));
     drop_touching_centres(&mut centres);
 
     let (lattice, centres) = upright(lattice, centres).ok_or(CamouflageReadError::NoCentres)?;
@@ -637,6 +642,13 @@ fn board_reading(
             return board_reading(lookup, options, seeds, &lattice, centres);
         }
     }
+    let misfits = match (options.colours, &named) {
+        (Some(colours), Some(side)) => {
+            let kind = |p: LatticePos| squares[p.row as usize * cols + p.col as usize].kind;
+            centres_fitting_no_card(colours.set, side.idx, &centres, kind)
+        }
+        _ => Vec::new(),
+    };
     let picture = squares
         .chunks(cols)
         .map(|row| row.iter().map(|s| s.kind.char()).collect())
@@ -658,6 +670,7 @@ fn board_reading(
         squares,
         beyond,
         table_ring,
+        misfits,
         stray_symbols: stray_symbols(lookup, &lattice, &centres, seeds),
         centres: group_symbols(&lattice, &centres),
         lattice: Some(lattice),
@@ -705,6 +718,46 @@ fn centres_beside_table(
                 side.iter().all(|&(dr, dc)| {
                     square_lab(lookup, lattice, p.offset(dr, dc), centres)
                         .is_some_and(|c| table.is_like(c))
+                })
+            })
+        })
+        .collect()
+}
+
+/// The centres whose card fits no card of the set on `side`, turned any way. Only the squares
+/// round a centre that no other centre reaches are the card's own for certain (the others may
+/// be a card laid over it); a real card's own squares are one of the set's faces, a cloth's
+/// check or a pattern's speck taken for a centre has the table or other cards round it.
+pub(super) fn centres_fitting_no_card(
+    set: &CamouflageSet,
+    side: SideIdx,
+    centres: &BTreeMap<LatticePos, CentreLook>,
+    kind: impl Fn(LatticePos) -> SquareKind,
+) -> Vec<LatticePos> {
+    let reaches =
+        |c: &LatticePos, q: LatticePos| (c.row - q.row).abs() <= 1 && (c.col - q.col).abs() <= 1;
+    centres
+        .keys()
+        .copied()
+        .filter(|&p| {
+            let own: Vec<(Pos, Key)> = (0..9)
+                .map(|i| Pos::new(i / 3, i % 3))
+                .filter_map(|local| {
+                    let q = p.offset(local.row as i32 - 1, local.col as i32 - 1);
+                    if q == p || centres.keys().any(|c| *c != p && reaches(c, q)) {
+                        return None;
+                    }
+                    match kind(q) {
+                        SquareKind::Pattern(k) => Some((local, k)),
+                        _ => None,
+                    }
+                })
+                .collect();
+            !set.cards().iter().any(|card| {
+                let face = card.face(side);
+                Turn::ALL.iter().any(|&turn| {
+                    own.iter()
+                        .all(|&(local, k)| face.square(turn, local) == Square::Pattern(k))
                 })
             })
         })
@@ -783,6 +836,7 @@ fn stray_symbols(
     let Some(stock) = typical_stock(centres) else {
         return Vec::new();
     };
+    let ink = typical_ink(centres);
     const CENTRED: Quad = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
     seeds
         .iter()
@@ -808,6 +862,7 @@ fn stray_symbols(
             };
             CentreLook::measure(lookup, &own.square_at([0.0, 0.0])).is_some_and(|look| {
                 look.is_centre(Some(stock))
+                    && look.inked_like(ink)
                     && framed_by_patterns(lookup, &own, [0.0, 0.0], look.ring)
             })
         })
@@ -941,7 +996,7 @@ fn card_like_squares(
         return (vec![false; rows * cols], Vec::new(), Vec::new());
     };
     let lab = |pos: LatticePos| square_lab(lookup, lattice, pos, centres);
-    let card_like = |pos: LatticePos| lab(pos).is_some_and(|c| !table.is_like(c));
+    let card_like = |pos: LatticePos| lab(pos).is_some_and(|c| !table.is_like_all_round(c));
     let inside = (0..rows * cols)
         .map(|i| !covered[i] && card_like(LatticePos::new((i / cols) as i32, (i % cols) as i32)))
         .collect();
@@ -952,7 +1007,7 @@ fn card_like_squares(
         .flat_map(|r| (-1..=c1).map(move |c| LatticePos::new(r, c)))
         .filter(|p| p.row < 0 || p.col < 0 || p.row >= r1 || p.col >= c1)
         .filter_map(|p| Some((p, lab(p)?)))
-        .partition(|&(_, c)| !table.is_like(c));
+        .partition(|&(_, c)| !table.is_like_all_round(c));
     let positions = |squares: Vec<(LatticePos, Lab)>| squares.into_iter().map(|(p, _)| p).collect();
     (inside, positions(beyond), positions(table_ring))
 }
@@ -962,6 +1017,10 @@ fn card_like_squares(
 /// past the block's edge).
 struct TableLook {
     table: Vec<Lab>,
+    /// Which sides of the ring each of `table` lies on (bits: above, right, below, left).
+    sides: Vec<u8>,
+    /// The sides with table squares in the photo.
+    sides_seen: u8,
     /// How many table squares a colour must be near to be the table's.
     enough: usize,
     /// How near (ΔE₀₀).
@@ -978,11 +1037,17 @@ impl TableLook {
         centres: &BTreeMap<LatticePos, CentreLook>,
     ) -> Option<TableLook> {
         let (r1, c1) = (rows as i32, cols as i32);
-        let table: Vec<Lab> = (-4..r1 + 4)
+        let side_bits = |p: LatticePos| {
+            u8::from(p.row < -2)
+                | u8::from(p.col >= c1 + 2) << 1
+                | u8::from(p.row >= r1 + 2) << 2
+                | u8::from(p.col < -2) << 3
+        };
+        let (table, sides): (Vec<Lab>, Vec<u8>) = (-4..r1 + 4)
             .flat_map(|r| (-4..c1 + 4).map(move |c| LatticePos::new(r, c)))
             .filter(|p| p.row < -2 || p.col < -2 || p.row >= r1 + 2 || p.col >= c1 + 2)
-            .filter_map(|p| square_lab(lookup, lattice, p, centres))
-            .collect();
+            .filter_map(|p| Some((square_lab(lookup, lattice, p, centres)?, side_bits(p))))
+            .unzip();
         if table.len() < 20 {
             return None;
         }
@@ -997,8 +1062,11 @@ impl TableLook {
             .collect();
         gaps.sort_by(f32::total_cmp);
         let limit = (3.0f32 * gaps[gaps.len() / 2]).max(CARD_LIKE_MIN_DELTA_E);
+        let sides_seen = sides.iter().fold(0, |all, s| all | s);
         Some(TableLook {
             table,
+            sides,
+            sides_seen,
             enough,
             limit,
         })
@@ -1006,6 +1074,23 @@ impl TableLook {
 
     fn is_like(&self, c: Lab) -> bool {
         kth_nearest(&self.table, self.enough, c, None) <= self.limit
+    }
+
+    /// Like the table, and like it on three sides of the block (or every side in the photo):
+    /// an arm or a sleeve reaching over the board crosses the ring on one or two sides, so
+    /// its colour, however many squares it fills there, is not the table's, and what lies
+    /// under it is not taken for bare table.
+    fn is_like_all_round(&self, c: Lab) -> bool {
+        if !self.is_like(c) {
+            return false;
+        }
+        let near = self
+            .table
+            .iter()
+            .zip(&self.sides)
+            .filter(|(t, _)| c.delta_e(**t) <= self.limit)
+            .fold(0u8, |all, (_, s)| all | s);
+        near.count_ones() >= self.sides_seen.count_ones().min(3)
     }
 }
 
@@ -1048,6 +1133,7 @@ fn srgb_of(p: [f32; 3]) -> Srgb {
 /// The side whose patterns name the squares.
 pub(super) struct NamedSide {
     name: String,
+    idx: SideIdx,
     classifier: Classifier,
     /// Takes this photo's measured colours to the printed ones.
     gains: ToneCurve,
@@ -1205,6 +1291,7 @@ pub(super) fn name_side(
             let printed = palette.colors.keys().copied().zip(labs).collect();
             let named = NamedSide {
                 name: s.name.clone(),
+                idx: side,
                 classifier,
                 gains,
                 printed,

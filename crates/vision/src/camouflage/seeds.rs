@@ -813,6 +813,16 @@ impl CentreLook {
             && like_stock
     }
 
+    /// Whether the ink is of the colour of `typical`, the ink of the photo's other centres:
+    /// every symbol is printed in one black and lit like its own stock, so a mark of another
+    /// colour (a cloth's green check on a white one) is no symbol, even one dark enough to
+    /// pass for black on its own.
+    pub fn inked_like(&self, typical: Option<[f32; 2]>) -> bool {
+        typical.is_none_or(|[u, v]| {
+            (self.ink_chroma[0] - u).hypot(self.ink_chroma[1] - v) < MAX_INK_CHROMA_SPREAD
+        })
+    }
+
     /// Whether ink that looks tinted against the stock is black ink carrying the light's cast
     /// that a clipped stock no longer shows. Over-exposed white stock reads near 255 in every
     /// channel whatever the light, so the ratios no longer cancel a warm or cool light, and
@@ -830,6 +840,11 @@ impl CentreLook {
         clipped && along.abs() < MAX_CAST && off.abs() < MAX_OFF_CAST
     }
 }
+
+/// How far (log-chroma) one symbol's ink may be from the photo's typical ink: about the
+/// cast a clipped stock leaves on black ink under a warm light (up to 0.3 in renders of
+/// that), short of a green or blue mark (0.4 and more).
+const MAX_INK_CHROMA_SPREAD: f32 = 0.35;
 
 /// Stock this bright in every channel (of 255) may be clipped: its colour no longer shows the
 /// light's.

@@ -89,6 +89,7 @@ pub fn reading_of(
         picture: grid.iter().map(|r| r.iter().collect()).collect(),
         squares,
         beyond: Vec::new(),
+        misfits: Vec::new(),
         table_ring: Vec::new(),
         centres,
         stray_symbols: Vec::new(),
