@@ -6,6 +6,7 @@
 //! colour, measured against the stock of the nearest centre (a white reference on the card
 //! itself, lit like the squares around it) and named with the set's pattern colours.
 
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
 use image::RgbImage;
@@ -1015,9 +1016,9 @@ fn card_like_squares(
 /// What the table looks like around a block of `rows` × `cols` squares: the squares three
 /// and four outside it, beyond where a card whose centre was missed can reach (two squares
 /// past the block's edge).
-struct TableLook {
+pub(super) struct TableLook<'a> {
     table: Vec<Lab>,
-    /// Which sides of the ring each of `table` lies on (bits: above, right, below, left).
+    /// The sides of the block each of `table` lies beside (bits: above, right, below, left).
     sides: Vec<u8>,
     /// The sides with table squares in the photo.
     sides_seen: u8,
@@ -1025,29 +1026,60 @@ struct TableLook {
     enough: usize,
     /// How near (ΔE₀₀).
     limit: f32,
+    /// The squares five and six outside the block with their sides, measured when first
+    /// needed (see [`TableLook::is_like_all_round`]).
+    farther: OnceCell<Vec<(Lab, u8)>>,
+    block: Block<'a>,
 }
 
-impl TableLook {
+/// A block of squares on a photo's lattice, and the centres that settle its squares.
+struct Block<'a> {
+    lookup: &'a Lookup<'a>,
+    lattice: &'a BoardLattice,
+    rows: i32,
+    cols: i32,
+    centres: &'a BTreeMap<LatticePos, CentreLook>,
+}
+
+impl Block<'_> {
+    /// The colours of the squares `from` to `to` (inclusive) outside the block, each with the
+    /// sides of the block it lies three or more squares beyond.
+    fn ring(&self, from: i32, to: i32) -> Vec<(Lab, u8)> {
+        let (r1, c1) = (self.rows, self.cols);
+        let sides = |p: LatticePos| {
+            let on = |yes: bool, bit: u8| if yes { bit } else { 0 };
+            on(p.row < -2, 1) | on(p.col >= c1 + 2, 2) | on(p.row >= r1 + 2, 4) | on(p.col < -2, 8)
+        };
+        (-to..r1 + to)
+            .flat_map(|r| (-to..c1 + to).map(move |c| LatticePos::new(r, c)))
+            .filter(|p| {
+                p.row <= -from || p.col <= -from || p.row >= r1 + from - 1 || p.col >= c1 + from - 1
+            })
+            .filter_map(|p| {
+                let lab = square_lab(self.lookup, self.lattice, p, self.centres)?;
+                Some((lab, sides(p)))
+            })
+            .collect()
+    }
+}
+
+impl<'a> TableLook<'a> {
     /// `None` when the block fills the photo: fewer than 20 table squares in it.
-    fn around(
-        lookup: &Lookup,
-        lattice: &BoardLattice,
+    pub(super) fn around(
+        lookup: &'a Lookup<'a>,
+        lattice: &'a BoardLattice,
         rows: usize,
         cols: usize,
-        centres: &BTreeMap<LatticePos, CentreLook>,
-    ) -> Option<TableLook> {
-        let (r1, c1) = (rows as i32, cols as i32);
-        let side_bits = |p: LatticePos| {
-            u8::from(p.row < -2)
-                | u8::from(p.col >= c1 + 2) << 1
-                | u8::from(p.row >= r1 + 2) << 2
-                | u8::from(p.col < -2) << 3
+        centres: &'a BTreeMap<LatticePos, CentreLook>,
+    ) -> Option<TableLook<'a>> {
+        let block = Block {
+            lookup,
+            lattice,
+            rows: rows as i32,
+            cols: cols as i32,
+            centres,
         };
-        let (table, sides): (Vec<Lab>, Vec<u8>) = (-4..r1 + 4)
-            .flat_map(|r| (-4..c1 + 4).map(move |c| LatticePos::new(r, c)))
-            .filter(|p| p.row < -2 || p.col < -2 || p.row >= r1 + 2 || p.col >= c1 + 2)
-            .filter_map(|p| Some((square_lab(lookup, lattice, p, centres)?, side_bits(p))))
-            .unzip();
+        let (table, sides): (Vec<Lab>, Vec<u8>) = block.ring(3, 4).into_iter().unzip();
         if table.len() < 20 {
             return None;
         }
@@ -1069,28 +1101,38 @@ impl TableLook {
             sides_seen,
             enough,
             limit,
+            farther: OnceCell::new(),
+            block,
         })
     }
 
-    fn is_like(&self, c: Lab) -> bool {
+    pub(super) fn is_like(&self, c: Lab) -> bool {
         kth_nearest(&self.table, self.enough, c, None) <= self.limit
     }
 
-    /// Like the table, and like it on three sides of the block (or every side in the photo):
-    /// an arm or a sleeve reaching over the board crosses the ring on one or two sides, so
-    /// its colour, however many squares it fills there, is not the table's, and what lies
-    /// under it is not taken for bare table.
-    fn is_like_all_round(&self, c: Lab) -> bool {
+    /// Like the table, and like it beside three sides of the block (or every side in the
+    /// photo): an arm or a sleeve reaching over the board from the photo's edge passes one
+    /// side, or two beside a corner, so its colour, however many squares it fills there, is
+    /// not the table's, and what lies under it is not taken for bare table. The sides are
+    /// looked for two squares farther out too: a cloth's stripe nearly along one side may
+    /// miss the two rows of squares next to it.
+    pub(super) fn is_like_all_round(&self, c: Lab) -> bool {
         if !self.is_like(c) {
             return false;
         }
-        let near = self
-            .table
-            .iter()
-            .zip(&self.sides)
-            .filter(|(t, _)| c.delta_e(**t) <= self.limit)
-            .fold(0u8, |all, (_, s)| all | s);
-        near.count_ones() >= self.sides_seen.count_ones().min(3)
+        let wanted = self.sides_seen.count_ones().min(3);
+        let sides_near = |sided: &mut dyn Iterator<Item = (&Lab, &u8)>| {
+            sided
+                .filter(|(t, _)| c.delta_e(**t) <= self.limit)
+                .fold(0u8, |all, (_, s)| all | s)
+        };
+        let near = sides_near(&mut self.table.iter().zip(&self.sides));
+        if near.count_ones() >= wanted {
+            return true;
+        }
+        let farther = self.farther.get_or_init(|| self.block.ring(5, 6));
+        let near = near | sides_near(&mut farther.iter().map(|(t, s)| (t, s)));
+        near.count_ones() >= wanted
     }
 }
 
@@ -1108,7 +1150,7 @@ fn kth_nearest(table: &[Lab], enough: usize, c: Lab, skip: Option<usize>) -> f32
 }
 
 /// [`square_colour`] in Lab.
-fn square_lab(
+pub(super) fn square_lab(
     lookup: &Lookup,
     lattice: &BoardLattice,
     pos: LatticePos,

@@ -443,6 +443,45 @@ fn an_arm_over_a_card_is_not_taken_for_the_table() {
     );
 }
 
+/// A cloth striped along the board's rows, the two rows of squares above and below the board
+/// red where green stripes run farther out: the green is the table's all round. An arm of
+/// blue reaching from the left to the board is not, though it fills many squares there.
+#[test]
+fn a_stripe_along_the_board_is_the_table_and_an_arm_from_one_side_is_not() {
+    let (green, red, blue) = ([60u8, 150, 70], [170u8, 40, 40], [40u8, 60, 170]);
+    // Lattice squares of 20 pixels, square (0, 0) centred at pixel (200, 200).
+    let of = |v: u32| (v as i32 - 190).div_euclid(20);
+    let img = image::RgbImage::from_fn(640, 480, |x, y| {
+        let (row, col) = (of(y), of(x));
+        let stripe =
+            if (-6..=-5).contains(&row) || (-2..=4).contains(&row) || (7..=8).contains(&row) {
+                green
+            } else {
+                red
+            };
+        image::Rgb(if col <= -1 && (0..=2).contains(&row) {
+            blue
+        } else {
+            stripe
+        })
+    });
+    let lookup = crate::refine::Lookup::new(&img, None);
+    let lattice =
+        BoardLattice::new([[20.0, 0.0, 200.0], [0.0, 20.0, 200.0], [0.0, 0.0, 1.0]]).unwrap();
+    let centres = centres_at(&[(1, 1, 0.8)]);
+    let table = super::read::TableLook::around(&lookup, &lattice, 3, 3, &centres).unwrap();
+    let lab = |row, col| {
+        super::read::square_lab(&lookup, &lattice, LatticePos::new(row, col), &centres).unwrap()
+    };
+    assert!(table.is_like_all_round(lab(-1, 1)), "the green stripe");
+    assert!(table.is_like_all_round(lab(-3, 1)), "the red stripe");
+    assert!(
+        table.is_like(lab(1, -1)),
+        "the arm is among the squares around"
+    );
+    assert!(!table.is_like_all_round(lab(1, -1)), "the arm");
+}
+
 /// Fills the lattice square `[col, row]` (its middle at `origin` + col·u + row·v, sides along
 /// `u` and `v`) scaled by `scale` about its middle.
 fn fill_square(
