@@ -1018,7 +1018,7 @@ fn card_like_squares(
 /// past the block's edge).
 pub(super) struct TableLook<'a> {
     table: Vec<Lab>,
-    /// The sides of the block each of `table` lies beside (bits: above, right, below, left).
+    /// The sides of the block each of `table` lies beside ([`ABOVE`], [`RIGHT`], …).
     sides: Vec<u8>,
     /// The sides with table squares in the photo.
     sides_seen: u8,
@@ -1031,6 +1031,12 @@ pub(super) struct TableLook<'a> {
     farther: OnceCell<Vec<(Lab, u8)>>,
     block: Block<'a>,
 }
+
+/// The sides of a block, as bits of a set of sides.
+const ABOVE: u8 = 1;
+const RIGHT: u8 = 2;
+const BELOW: u8 = 4;
+const LEFT: u8 = 8;
 
 /// A block of squares on a photo's lattice, and the centres that settle its squares.
 struct Block<'a> {
@@ -1047,8 +1053,11 @@ impl Block<'_> {
     fn ring(&self, from: i32, to: i32) -> Vec<(Lab, u8)> {
         let (r1, c1) = (self.rows, self.cols);
         let sides = |p: LatticePos| {
-            let on = |yes: bool, bit: u8| if yes { bit } else { 0 };
-            on(p.row < -2, 1) | on(p.col >= c1 + 2, 2) | on(p.row >= r1 + 2, 4) | on(p.col < -2, 8)
+            let on = |yes: bool, side: u8| if yes { side } else { 0 };
+            on(p.row < -2, ABOVE)
+                | on(p.col >= c1 + 2, RIGHT)
+                | on(p.row >= r1 + 2, BELOW)
+                | on(p.col < -2, LEFT)
         };
         (-to..r1 + to)
             .flat_map(|r| (-to..c1 + to).map(move |c| LatticePos::new(r, c)))
@@ -1121,18 +1130,23 @@ impl<'a> TableLook<'a> {
             return false;
         }
         let wanted = self.sides_seen.count_ones().min(3);
-        let sides_near = |sided: &mut dyn Iterator<Item = (&Lab, &u8)>| {
-            sided
-                .filter(|(t, _)| c.delta_e(**t) <= self.limit)
-                .fold(0u8, |all, (_, s)| all | s)
-        };
-        let near = sides_near(&mut self.table.iter().zip(&self.sides));
+        let near = self.sides_near(
+            c,
+            self.table.iter().copied().zip(self.sides.iter().copied()),
+        );
         if near.count_ones() >= wanted {
             return true;
         }
         let farther = self.farther.get_or_init(|| self.block.ring(5, 6));
-        let near = near | sides_near(&mut farther.iter().map(|(t, s)| (t, s)));
+        let near = near | self.sides_near(c, farther.iter().copied());
         near.count_ones() >= wanted
+    }
+
+    /// The sides that the squares of `sided` like `c` lie beside.
+    fn sides_near(&self, c: Lab, sided: impl Iterator<Item = (Lab, u8)>) -> u8 {
+        sided
+            .filter(|(t, _)| c.delta_e(*t) <= self.limit)
+            .fold(0, |all, (_, sides)| all | sides)
     }
 }
 
