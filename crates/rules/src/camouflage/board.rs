@@ -42,6 +42,12 @@ impl LatticePos {
     pub const fn offset(self, drow: i32, dcol: i32) -> LatticePos {
         LatticePos::new(self.row + drow, self.col + dcol)
     }
+
+    /// Whether `other` is this square or one of the eight around it: a card centred on one
+    /// covers the other.
+    pub const fn within_one(self, other: LatticePos) -> bool {
+        (self.row - other.row).abs() <= 1 && (self.col - other.col).abs() <= 1
+    }
 }
 
 impl fmt::Display for LatticePos {

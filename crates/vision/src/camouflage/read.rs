@@ -735,8 +735,6 @@ pub(super) fn centres_fitting_no_card(
     centres: &BTreeMap<LatticePos, CentreLook>,
     kind: impl Fn(LatticePos) -> SquareKind,
 ) -> Vec<LatticePos> {
-    let reaches =
-        |c: &LatticePos, q: LatticePos| (c.row - q.row).abs() <= 1 && (c.col - q.col).abs() <= 1;
     centres
         .keys()
         .copied()
@@ -745,7 +743,7 @@ pub(super) fn centres_fitting_no_card(
                 .map(|i| Pos::new(i / 3, i % 3))
                 .filter_map(|local| {
                     let q = p.offset(local.row as i32 - 1, local.col as i32 - 1);
-                    if q == p || centres.keys().any(|c| *c != p && reaches(c, q)) {
+                    if q == p || centres.keys().any(|c| *c != p && c.within_one(q)) {
                         return None;
                     }
                     match kind(q) {
@@ -771,9 +769,7 @@ pub(super) fn centres_fitting_no_card(
 /// touches (a speck amid the centres of the cards around it), or when its ink is much fainter
 /// than theirs (a speck beside a printed symbol); where nothing tells them apart, all go.
 pub(super) fn drop_touching_centres(centres: &mut BTreeMap<LatticePos, CentreLook>) {
-    let touch = |p: &LatticePos, q: &LatticePos| {
-        p != q && (q.row - p.row).abs() <= 1 && (q.col - p.col).abs() <= 1
-    };
+    let touch = |p: &LatticePos, q: &LatticePos| p != q && p.within_one(*q);
     loop {
         // How many others each centre touches.
         let degree: BTreeMap<LatticePos, usize> = centres

@@ -335,10 +335,6 @@ fn transform(pos: LatticePos, q: u8, shift: LatticePos) -> LatticePos {
     LatticePos::new(r + shift.row, c + shift.col)
 }
 
-fn near(a: LatticePos, b: LatticePos) -> bool {
-    (a.row - b.row).abs() <= 1 && (a.col - b.col).abs() <= 1
-}
-
 pub(super) fn block(centre: LatticePos) -> [LatticePos; 9] {
     std::array::from_fn(|i| centre.offset(i as i32 / 3 - 1, i as i32 % 3 - 1))
 }
@@ -489,7 +485,7 @@ impl<'a> Tracker<'a> {
             // showed there before was over the table (a hand).
             let cleared = d.squares.iter().all(|q| {
                 self.confirmed.get(q).is_some_and(|&(f, bare)| {
-                    (f > d.frame && (bare || near(*q, d.centre))) || (f == d.frame && bare)
+                    (f > d.frame && (bare || q.within_one(d.centre))) || (f == d.frame && bare)
                 })
             });
             if !cleared {
@@ -568,7 +564,7 @@ impl<'a> Tracker<'a> {
             .copied()
             .filter(|c| !known.contains(c))
             .collect();
-        let beside_new = |p: LatticePos, new: &[LatticePos]| new.iter().any(|&n| near(n, p));
+        let beside_new = |p: LatticePos, new: &[LatticePos]| new.iter().any(|&n| n.within_one(p));
         let mut covered_over: Vec<LatticePos> = Vec::new();
         for &c in &known_centres {
             let changed: Vec<LatticePos> = block(c)
@@ -601,7 +597,7 @@ impl<'a> Tracker<'a> {
                 && block(c)
                     .iter()
                     .all(|&p| p == c || !differs(top.at(p), view.at(p)));
-            if seen != CENTRE_CHAR && !still_there && !new.iter().any(|&n| near(n, c)) {
+            if seen != CENTRE_CHAR && !still_there && !new.iter().any(|&n| n.within_one(c)) {
                 return Err(format!(
                     "the centre of the card at {c} is not seen: a hand or something else over \
                      the table"
@@ -611,7 +607,9 @@ impl<'a> Tracker<'a> {
         let mut misread: Vec<LatticePos> = view
             .squares
             .iter()
-            .filter(|&(&p, &seen)| differs(top.at(p), seen) && !new.iter().any(|&n| near(n, p)))
+            .filter(|&(&p, &seen)| {
+                differs(top.at(p), seen) && !new.iter().any(|&n| n.within_one(p))
+            })
             .map(|(&p, _)| p)
             .collect();
         // Cards the table knows but the reading lost entirely.
@@ -619,7 +617,7 @@ impl<'a> Tracker<'a> {
             for p in placed.placement.squares() {
                 if top.at(p) != TABLE
                     && !view.squares.contains_key(&p)
-                    && !new.iter().any(|&n| near(n, p))
+                    && !new.iter().any(|&n| n.within_one(p))
                 {
                     misread.push(p);
                 }
@@ -1013,7 +1011,7 @@ impl<'a> Tracker<'a> {
         // Squares another new card may lie on show this card or that one; a legal overlap
         // shows the same pattern either way, so they count when they agree but never refute.
         let open: Vec<bool> = (0..9)
-            .map(|k| !others.iter().any(|&o| near(o, squares[k])))
+            .map(|k| !others.iter().any(|&o| o.within_one(squares[k])))
             .collect();
         let needed = if open.iter().all(|&o| o) {
             TOP_CARD_KNOWN
@@ -1079,7 +1077,7 @@ impl<'a> Tracker<'a> {
             if seen != TABLE
                 && seen != UNKNOWN
                 && top.at(p) == TABLE
-                && !view.centres.iter().any(|&c| near(c, p))
+                && !view.centres.iter().any(|&c| c.within_one(p))
             {
                 self.ghosts.insert(p, seen);
             }
@@ -1112,7 +1110,7 @@ impl<'a> Tracker<'a> {
                     let reach = (q.row - p.centre.row)
                         .abs()
                         .max((q.col - p.centre.col).abs());
-                    reach <= 3 && !near(q, p.centre) && top.at(q) == TABLE
+                    reach <= 3 && !q.within_one(p.centre) && top.at(q) == TABLE
                 }))
                 .collect();
             // The card's own squares, then the ghosts near it: named in one order.
