@@ -7,7 +7,7 @@
 //! grows outwards, refitting on every centre accepted (the least-squares homography of all
 //! their corners), so that perspective learnt near the seed carries to the far cards.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use tablejudge_rules::camouflage::LatticePos;
 
@@ -206,8 +206,21 @@ pub(crate) fn grow_centres(
     centres: &mut BTreeMap<LatticePos, CentreLook>,
     max_squares: usize,
 ) {
-    let mut tried: std::collections::BTreeSet<LatticePos> = centres.keys().copied().collect();
-    let mut frontier: std::collections::VecDeque<LatticePos> = centres.keys().copied().collect();
+    let from: Vec<LatticePos> = centres.keys().copied().collect();
+    grow_centres_from(lookup, lattice, fit, centres, from, max_squares);
+}
+
+/// [`grow_centres`] from the centres `from` only (the others were grown from already).
+fn grow_centres_from(
+    lookup: &Lookup,
+    lattice: &mut BoardLattice,
+    fit: &mut Fit,
+    centres: &mut BTreeMap<LatticePos, CentreLook>,
+    from: Vec<LatticePos>,
+    max_squares: usize,
+) {
+    let mut tried: BTreeSet<LatticePos> = centres.keys().copied().collect();
+    let mut frontier: VecDeque<LatticePos> = from.into();
     while let Some(at) = frontier.pop_front() {
         let stock = typical_stock(centres);
         for dr in -2..=2 {
@@ -216,27 +229,77 @@ pub(crate) fn grow_centres(
                 if tried.len() >= max_squares || !tried.insert(pos) {
                     continue;
                 }
-                // Every square is settled before it is judged: at the far side of the board
-                // the lattice may still be off by a third of a square, its symbol off-centre.
-                let Some((at, p)) = settle(lookup, lattice, pos) else {
-                    continue;
-                };
-                let Some(look) = centre_at(lookup, lattice, at, stock) else {
-                    continue;
-                };
-                fit.0.push([pos.col as f32, pos.row as f32]);
-                fit.1.push(p);
-                if let Some(l) = fit_homography(&fit.0, &fit.1)
-                    .ok()
-                    .and_then(BoardLattice::new)
-                {
-                    *lattice = l;
+                if join(lookup, lattice, fit, centres, pos, stock) {
+                    frontier.push_back(pos);
                 }
-                centres.insert(pos, look);
-                frontier.push_back(pos);
             }
         }
     }
+}
+
+/// Grows the board to the cards laid over another card's centre (an illegal play) that
+/// [`grow_centres`] cannot reach: such a card hides the centre it covers, and its own may
+/// then lie three squares from every centre in view. A seed off the board within three
+/// squares of a centre found is looked at where it falls on the lattice; each one that passes
+/// for a centre joins the board, which is grown from it. Only seeds are looked at: trying
+/// every square three out would cost every read a tenth of its time for a rare play.
+pub(crate) fn grow_to_seeds(
+    lookup: &Lookup,
+    seeds: &[Seed],
+    lattice: &mut BoardLattice,
+    fit: &mut Fit,
+    centres: &mut BTreeMap<LatticePos, CentreLook>,
+    max_squares: usize,
+) {
+    let mut tried: BTreeSet<LatticePos> = BTreeSet::new();
+    loop {
+        let next = seeds.iter().find_map(|s| {
+            let [c, r] = lattice.to_lattice(centre(&s.quad))?;
+            let pos = LatticePos::new(r.round() as i32, c.round() as i32);
+            let reached = centres
+                .keys()
+                .any(|p| (p.row - pos.row).abs().max((p.col - pos.col).abs()) <= 3);
+            (reached && !centres.contains_key(&pos) && !tried.contains(&pos)).then_some(pos)
+        });
+        let Some(pos) = next else {
+            return;
+        };
+        tried.insert(pos);
+        let stock = typical_stock(centres);
+        if join(lookup, lattice, fit, centres, pos, stock) {
+            grow_centres_from(lookup, lattice, fit, centres, vec![pos], max_squares);
+        }
+    }
+}
+
+/// Whether square `pos`, settled, passes for a centre of stock like `stock`; if so it joins
+/// `centres` and `fit`, and the lattice is refitted.
+fn join(
+    lookup: &Lookup,
+    lattice: &mut BoardLattice,
+    fit: &mut Fit,
+    centres: &mut BTreeMap<LatticePos, CentreLook>,
+    pos: LatticePos,
+    stock: Option<[f32; 3]>,
+) -> bool {
+    // Every square is settled before it is judged: at the far side of the board the lattice
+    // may still be off by a third of a square, its symbol off-centre.
+    let Some((at, p)) = settle(lookup, lattice, pos) else {
+        return false;
+    };
+    let Some(look) = centre_at(lookup, lattice, at, stock) else {
+        return false;
+    };
+    fit.0.push([pos.col as f32, pos.row as f32]);
+    fit.1.push(p);
+    if let Some(l) = fit_homography(&fit.0, &fit.1)
+        .ok()
+        .and_then(BoardLattice::new)
+    {
+        *lattice = l;
+    }
+    centres.insert(pos, look);
+    true
 }
 
 /// Where the centre square `pos` really is: the shift, within a quarter of a square, that puts

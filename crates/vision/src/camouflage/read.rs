@@ -17,8 +17,8 @@ use tablejudge_rules::{Key, Palette, Pos, Srgb, Turn};
 use thiserror::Error;
 
 use super::lattice::{
-    centre_at, fit_seeds, framed_by_patterns, grow_centres, settle, typical_ink, typical_stock,
-    BoardLattice, Fit,
+    centre_at, fit_seeds, framed_by_patterns, grow_centres, grow_to_seeds, settle, typical_ink,
+    typical_stock, BoardLattice, Fit,
 };
 use super::seeds::{find_seeds, find_symbols_sized, CentreLook, Seed, SYMBOL_SIDE};
 use crate::camera::Camera;
@@ -209,7 +209,8 @@ pub fn read_camouflage(
 ) -> Result<CamouflageReading, CamouflageReadError> {
     let lookup = Lookup::new(image, options.camera);
     let seeds = centre_seeds(image, &lookup, options)?;
-    let (lattice, centres) = best_board(&lookup, &seeds).ok_or(CamouflageReadError::NoCentres)?;
+    let (lattice, centres) =
+        best_board(&lookup, &seeds, true).ok_or(CamouflageReadError::NoCentres)?;
     board_reading(&lookup, options, &seeds, &lattice, centres)
 }
 
@@ -391,7 +392,9 @@ pub fn read_camouflage_boards(
     let mut rest = centre_seeds(image, &lookup, options)?;
     let mut boards: Vec<CamouflageReading> = Vec::new();
     while boards.len() < max_boards {
-        let Some((lattice, centres)) = best_board(&lookup, &rest) else {
+        // A card over another's centre three squares from the rest would be split off as a
+        // board of its own: not looked for.
+        let Some((lattice, centres)) = best_board(&lookup, &rest, false) else {
             break;
         };
         let before = rest.len();
@@ -514,10 +517,13 @@ fn centre_seeds(
 }
 
 /// From the most typical seeds in turn, the lattice that finds the most centres; one that
-/// finds every seed is not bettered. `None` when no seed starts a lattice with a centre.
+/// finds every seed is not bettered. `covering`: the board is grown to the seeds of cards laid
+/// over another's centre too ([`grow_to_seeds`]). `None` when no seed starts a lattice with a
+/// centre.
 fn best_board(
     lookup: &Lookup,
     seeds: &[Seed],
+    covering: bool,
 ) -> Option<(BoardLattice, BTreeMap<LatticePos, CentreLook>)> {
     let mut best: Option<(BoardLattice, BTreeMap<LatticePos, CentreLook>)> = None;
     for (mut lattice, on, mut fit) in fit_seeds(seeds, 3) {
@@ -533,6 +539,9 @@ fn best_board(
         }
         // A board of 60 cards spans under 40 × 40 squares.
         grow_centres(lookup, &mut lattice, &mut fit, &mut centres, 1600);
+        if covering {
+            grow_to_seeds(lookup, seeds, &mut lattice, &mut fit, &mut centres, 1600);
+        }
         let all_seeds = seeds.iter().all(|s| {
             lattice
                 .to_lattice(crate::geom::centre(&s.quad))

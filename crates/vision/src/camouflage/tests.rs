@@ -11,7 +11,7 @@ use tablejudge_rules::camouflage::{random_board, CamouflageSet, DeckIdx, Lattice
 
 use super::*;
 use crate::colour::LinRgb;
-use tablejudge_rules::{Key, Srgb};
+use tablejudge_rules::{Key, Srgb, Turn};
 
 fn set() -> CamouflageSet {
     let json = include_str!("../../../../models/camouflage/reference.json");
@@ -1141,4 +1141,49 @@ fn a_symbol_on_no_centre_found_is_a_centre_missed() {
     let missed = *centres.keys().nth(3).unwrap();
     centres.remove(&missed);
     assert!(unexplained(&centres));
+}
+
+/// A card laid one square diagonally off the centre of a card at the board's edge (an illegal
+/// play) hides that centre; its own then lies three squares from every centre in view, and is
+/// found all the same.
+#[test]
+fn a_card_over_a_centre_three_squares_from_every_other_is_found() {
+    let set = set();
+    for seed in [2u64, 3, 4] {
+        let mut board = random_board(&set, SideIdx(0), false, DeckIdx(1), 6, seed).unwrap();
+        let centres: Vec<LatticePos> = board.placed().iter().map(|p| p.placement.centre).collect();
+        let apart = |under: LatticePos, at: LatticePos| {
+            centres
+                .iter()
+                .filter(|&&o| o != under)
+                .map(|o| (o.row - at.row).abs().max((o.col - at.col).abs()))
+                .min()
+                .unwrap()
+        };
+        let (under, at) = centres
+            .iter()
+            .flat_map(|&c| {
+                [(1, 1), (1, -1), (-1, 1), (-1, -1)].map(|(dr, dc)| (c, c.offset(dr, dc)))
+            })
+            .max_by_key(|&(under, at)| apart(under, at))
+            .unwrap();
+        assert_eq!(apart(under, at), 3, "seed {seed}: no edge card to cover so");
+        let over = tablejudge_rules::camouflage::Placement {
+            card: set.deck(DeckIdx(2)).cards[0],
+            centre: at,
+            turn: Turn::from_quarter_turns(0),
+        };
+        assert!(!board.place(&set, over).is_legal());
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let spec =
+            CamouflageSceneSpec::random(&set, &board, &mut rng, (960, 720), Degradation::Realistic)
+                .unwrap();
+        let (img, truth) = photo(&set, &spec);
+        let got = compare(&read(&img, &set).unwrap(), &truth);
+        assert_eq!(
+            (got.centres_missed, got.centres_extra),
+            (0, 0),
+            "seed {seed}: {got:?}"
+        );
+    }
 }
