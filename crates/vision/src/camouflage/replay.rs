@@ -886,44 +886,42 @@ impl<'a> Tracker<'a> {
             unexplained.extend(sure.iter().map(|p| p.centre));
             return (Vec::new(), unexplained);
         }
+        // Each card's legality and the squares it covers. Which cards it touches is left
+        // out: where the order changes that, the card lies on squares whose top card is not
+        // sure (`unsure_top`, below), which doubts the replay where contacts score.
         let judged = |order: &[Placement]| {
             let mut board = self.board.clone();
-            let mut out: Vec<(CardIdx, bool, u8, usize)> = order
+            let mut out: Vec<(CardIdx, bool, u8)> = order
                 .iter()
                 .filter(|p| sure.iter().any(|q| q.centre == p.centre))
                 .map(|&p| {
                     let placed = board.place(self.set, p);
                     // The starting board scores nothing (and is laid in a legal order).
                     if Some(self.set.card(p.card).deck) == start_deck {
-                        (p.card, true, 0, 0)
+                        (p.card, true, 0)
                     } else {
-                        (
-                            p.card,
-                            placed.is_legal(),
-                            placed.covered_squares(),
-                            placed.cards_in_contact().len(),
-                        )
+                        (p.card, placed.is_legal(), placed.covered_squares())
                     }
                 })
                 .collect();
             out.sort();
             out
         };
-        let verdict = judged(&first);
-        let mut order = first;
         if first_board {
             // The starting board was laid by the rules before play: of the orders the photo
-            // allows, take one that lays it legally.
+            // allows, only those that lay it legally (when there are any).
             let start_legal = |o: &[Placement]| {
                 let mut board = self.board.clone();
                 o[..self.start_cards.min(o.len())]
                     .iter()
                     .all(|&p| board.place(self.set, p).is_legal())
             };
-            if let Some(legal) = solutions.iter().find(|o| start_legal(o)) {
-                order = legal.clone();
+            if solutions.iter().any(|o| start_legal(o)) {
+                solutions.retain(|o| start_legal(o));
             }
         }
+        let order = solutions[0].clone();
+        let verdict = judged(&order);
         // Where two of these cards overlap and the photo allows either on top, the pattern
         // there is sure but not which card shows it: the cards a later card touches there
         // are not known.
