@@ -237,12 +237,16 @@ fn grow_centres_from(
     }
 }
 
+/// How far, in squares, the centre of a card laid over another's centre may lie from every
+/// centre in view: one square from the centre it hides, which lay two from another's.
+const COVER_REACH: i32 = 3;
+
 /// Grows the board to the cards laid over another card's centre (an illegal play) that
 /// [`grow_centres`] cannot reach: such a card hides the centre it covers, and its own may
 /// then lie three squares from every centre in view. A seed off the board within three
 /// squares of a centre found is looked at where it falls on the lattice; each one that passes
 /// for a centre joins the board, which is grown from it. Only seeds are looked at: trying
-/// every square three out would cost every read a tenth of its time for a rare play.
+/// every square three out slowed the replays by 6–18% (docs/ACCURACY.md) for a rare play.
 pub(crate) fn grow_to_seeds(
     lookup: &Lookup,
     seeds: &[Seed],
@@ -258,7 +262,7 @@ pub(crate) fn grow_to_seeds(
             let pos = LatticePos::new(r.round() as i32, c.round() as i32);
             let reached = centres
                 .keys()
-                .any(|p| (p.row - pos.row).abs().max((p.col - pos.col).abs()) <= 3);
+                .any(|p| (p.row - pos.row).abs().max((p.col - pos.col).abs()) <= COVER_REACH);
             (reached && !centres.contains_key(&pos) && !tried.contains(&pos)).then_some(pos)
         });
         let Some(pos) = next else {
