@@ -820,7 +820,7 @@ impl<'a> Tracker<'a> {
                 .map(|(_, c)| c[0])
                 .collect();
             unexplained.extend(open.iter().filter(|(_, c)| c.len() > 1).map(|(p, _)| *p));
-            return (self.lay(&sure, frame), unexplained);
+            return (self.lay(&sure, frame, HashSet::new()), unexplained);
         }
         let wild: HashSet<LatticePos> = unexplained.iter().flat_map(|&c| block(c)).collect();
         let mut solutions: Vec<Vec<Placement>> = Vec::new();
@@ -925,6 +925,7 @@ impl<'a> Tracker<'a> {
         // Where two of these cards overlap and the photo allows either on top, the pattern
         // there is sure but not which card shows it: the cards a later card touches there
         // are not known.
+        let mut either_way: HashSet<LatticePos> = HashSet::new();
         for (i, a) in order.iter().enumerate() {
             for b in &order[i + 1..] {
                 let b_first = solutions.iter().any(|o| {
@@ -933,8 +934,7 @@ impl<'a> Tracker<'a> {
                 });
                 if b_first {
                     let under_b: HashSet<LatticePos> = b.squares().into_iter().collect();
-                    self.unsure_top
-                        .extend(a.squares().into_iter().filter(|q| under_b.contains(q)));
+                    either_way.extend(a.squares().into_iter().filter(|q| under_b.contains(q)));
                 }
             }
         }
@@ -949,7 +949,7 @@ impl<'a> Tracker<'a> {
             ));
         }
         let order: Vec<Placement> = order.into_iter().filter(|p| sure.contains(p)).collect();
-        (self.lay(&order, frame), unexplained)
+        (self.lay(&order, frame, either_way), unexplained)
     }
 
     /// Narrows the solutions by what decks tell. The starting board is three cards of one
@@ -1085,10 +1085,22 @@ impl<'a> Tracker<'a> {
     /// Lays `order` on the table and returns the new cards' indices. A card laid where it may
     /// touch card squares no known card explains (seen in this photo or before) is judged
     /// against a table that may lack a card: the replay is doubted.
-    fn lay(&mut self, order: &[Placement], frame: usize) -> Vec<usize> {
+    ///
+    /// `either_way`: squares where two of these cards overlap and the photo allows either on
+    /// top. They stay unsure once all are laid: laying one of these cards does not settle them,
+    /// as laying a later card over them does.
+    fn lay(
+        &mut self,
+        order: &[Placement],
+        frame: usize,
+        either_way: HashSet<LatticePos>,
+    ) -> Vec<usize> {
         let mut laid = Vec::with_capacity(order.len());
         for &p in order {
-            if p.squares().iter().any(|q| self.unsure_top.contains(q)) {
+            if p.squares()
+                .iter()
+                .any(|q| self.unsure_top.contains(q) || either_way.contains(q))
+            {
                 self.unsure_contacts.push(self.cards.len());
             }
             // A square showing what this card shows there was most likely this card, seen
@@ -1143,6 +1155,7 @@ impl<'a> Tracker<'a> {
             });
             laid.push(self.cards.len() - 1);
         }
+        self.unsure_top.extend(either_way);
         laid
     }
 

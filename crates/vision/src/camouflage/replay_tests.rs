@@ -602,3 +602,38 @@ fn a_first_photo_after_the_first_card_is_judged_by_a_legal_starting_board() {
     }
     assert!(judged > 0);
 }
+
+/// The starting board's cards match where they overlap, so its first photo shows either on
+/// top there. A card laid later over such a square touches one or the other: which one is not
+/// known (Diversify's points), and the replay says so.
+#[test]
+fn a_card_over_the_starting_boards_overlap_has_its_contacts_unsure() {
+    let mut over = 0;
+    for seed in 0..12 {
+        let (set, _, tables) = game(seed);
+        let start: Vec<Placement> = tables[0].placed().iter().map(|p| p.placement).collect();
+        let overlap: Vec<LatticePos> = start
+            .iter()
+            .enumerate()
+            .flat_map(|(i, a)| {
+                start[i + 1..].iter().flat_map(move |b| {
+                    let under: Vec<LatticePos> = b.squares().into_iter().collect();
+                    a.squares().into_iter().filter(move |q| under.contains(q))
+                })
+            })
+            .collect();
+        let first = tables[1].placed()[3].placement;
+        if !first.squares().iter().any(|q| overlap.contains(q)) {
+            continue;
+        }
+        let mut tracker = Tracker::new(&set, SideIdx(0), PlacementRules::GAME);
+        for t in &tables[..2] {
+            tracker.observe(&as_read(t, 0));
+        }
+        let replay = tracker.finish();
+        assert_eq!(replay.cards.len(), 4, "seed {seed}");
+        assert!(replay.unsure_contacts.contains(&3), "seed {seed}");
+        over += 1;
+    }
+    assert!(over > 0);
+}
