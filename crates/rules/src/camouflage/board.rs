@@ -43,10 +43,21 @@ impl LatticePos {
         LatticePos::new(self.row + drow, self.col + dcol)
     }
 
+    /// How many squares apart this square and `other` are, a diagonal step counting as one
+    /// (the Chebyshev distance).
+    pub const fn squares_from(self, other: LatticePos) -> i32 {
+        let (dr, dc) = ((self.row - other.row).abs(), (self.col - other.col).abs());
+        if dr > dc {
+            dr
+        } else {
+            dc
+        }
+    }
+
     /// Whether `other` is this square or one of the eight around it: a card centred on one
     /// covers the other.
     pub const fn within_one(self, other: LatticePos) -> bool {
-        (self.row - other.row).abs() <= 1 && (self.col - other.col).abs() <= 1
+        self.squares_from(other) <= 1
     }
 }
 

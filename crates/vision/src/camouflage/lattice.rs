@@ -260,9 +260,7 @@ pub(crate) fn grow_to_seeds(
         let next = seeds.iter().find_map(|s| {
             let [c, r] = lattice.to_lattice(centre(&s.quad))?;
             let pos = LatticePos::new(r.round() as i32, c.round() as i32);
-            let reached = centres
-                .keys()
-                .any(|p| (p.row - pos.row).abs().max((p.col - pos.col).abs()) <= COVER_REACH);
+            let reached = centres.keys().any(|p| p.squares_from(pos) <= COVER_REACH);
             (reached && !centres.contains_key(&pos) && !tried.contains(&pos)).then_some(pos)
         });
         let Some(pos) = next else {

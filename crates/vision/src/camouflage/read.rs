@@ -354,9 +354,7 @@ pub(super) fn unexplained_symbol(
     Ok(on_lattice.iter().any(|&([c, r], size)| {
         let pos = LatticePos::new(r.round() as i32, c.round() as i32);
         let middle = (c - c.round()).hypot(r - r.round()) < 0.25;
-        let near = centres
-            .keys()
-            .any(|p| (p.col - pos.col).abs().max((p.row - pos.row).abs()) <= 2);
+        let near = centres.keys().any(|p| p.squares_from(pos) <= 2);
         // A table's motif beside the board (coloured ink, no stock round it) is no centre on
         // this lattice, settled or not; a centre missed passes for one at least there.
         let looks_centre = || {

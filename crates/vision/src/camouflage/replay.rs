@@ -1117,10 +1117,7 @@ impl<'a> Tracker<'a> {
                 .map(|(_, q)| q)
                 // A missed card with a square within 3 of this card's centre may lie under it.
                 .chain(self.ghosts.keys().copied().filter(|&q| {
-                    let reach = (q.row - p.centre.row)
-                        .abs()
-                        .max((q.col - p.centre.col).abs());
-                    reach <= 3 && !q.within_one(p.centre) && top.at(q) == TABLE
+                    q.squares_from(p.centre) <= 3 && !q.within_one(p.centre) && top.at(q) == TABLE
                 }))
                 .collect();
             // The card's own squares, then the ghosts near it: named in one order.

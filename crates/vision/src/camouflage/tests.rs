@@ -1156,7 +1156,7 @@ fn a_card_over_a_centre_three_squares_from_every_other_is_found() {
             centres
                 .iter()
                 .filter(|&&o| o != under)
-                .map(|o| (o.row - at.row).abs().max((o.col - at.col).abs()))
+                .map(|o| o.squares_from(at))
                 .min()
                 .unwrap()
         };
