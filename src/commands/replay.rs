@@ -9,11 +9,12 @@ use image::RgbImage;
 use rayon::prelude::*;
 use serde::Serialize;
 use tablejudge_rules::camouflage::{
-    score, CamouflageSet, Fault, GameReport, GameRules, History, Mode, PlacementRules, SideIdx,
+    score, CamouflageSet, Fault, GameReport, GameRules, History, LatticePos, Mode, PlacementRules,
+    SideIdx,
 };
 use tablejudge_vision::camouflage::{
-    read_camouflage, reread_camouflage, CamouflageReadOptions, CamouflageReading, FrameOutcome,
-    Replay, SideColours, Tracker,
+    read_camouflage, reread_camouflage, CamouflageReadOptions, CamouflageReading, CentreReading,
+    FrameOutcome, Replay, SideColours, Tracker,
 };
 use tablejudge_vision::video::{is_video, FrameState, SettleDetector, VideoReader};
 use tablejudge_vision::Camera;
@@ -198,25 +199,38 @@ pub fn settled_frames(path: &Path, settle_s: f64) -> Result<(Vec<SeriesPhoto>, V
 /// loss on (a hand is seldom over the table in two photos running).
 const WHOLE_AT_START: usize = 2;
 
+/// How a photo of a series is read, given the readings of the photos before it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Follow {
+    /// On its own.
+    Whole,
+    /// Following the board from the photos before, where they allow.
+    FromBefore,
+    /// The last photo: on its own, unless following the board finds more cards (a centre the
+    /// search of the whole photo missed, which the photos before saw).
+    Last,
+}
+
 /// Reads every photo with `read` and settles the side face up: the one named, or the one
 /// most boards show (`sides` lists a reading's boards' sides). Photos with a board read as
 /// another side are read again as this one.
 ///
 /// The photos are read in as many runs of consecutive photos as there are threads, the runs
 /// in parallel. Within a run `read` is given the readings of the photos before, the last
-/// last, to start from; the first [`WHOLE_AT_START`] photos of a run and the last photo (it
-/// settles the final scores) are read on their own.
+/// last, to start from, and how to use them ([`Follow`]): the first [`WHOLE_AT_START`] photos
+/// of a run are read on their own, and the last photo (it settles the final scores) on its
+/// own too, unless following finds more in it.
 pub fn game_side<T: Send + Sync>(
     set: &CamouflageSet,
     side: Option<SideIdx>,
     camera: Option<&Camera>,
     photos: &[SeriesPhoto],
-    read: impl Fn(&RgbImage, &CamouflageReadOptions, &[&T]) -> Result<T, String> + Sync,
+    read: impl Fn(&RgbImage, &CamouflageReadOptions, &[&T], Follow) -> Result<T, String> + Sync,
     sides: impl Fn(&T) -> Vec<Option<String>> + Sync,
 ) -> (SideIdx, Vec<Result<T, String>>) {
     let read_photo =
-        |p: &SeriesPhoto, options: &CamouflageReadOptions, before: &[&T]| match &p.image {
-            Ok(image) => read(image, options, before),
+        |p: &SeriesPhoto, options: &CamouflageReadOptions, before: &[&T], follow| match &p.image {
+            Ok(image) => read(image, options, before, follow),
             Err(e) => Err(e.clone()),
         };
     let options = CamouflageReadOptions {
@@ -233,13 +247,19 @@ pub fn game_side<T: Send + Sync>(
         .flat_map_iter(|(run, chunk)| {
             let mut read_run: Vec<Result<T, String>> = Vec::with_capacity(chunk.len());
             for (i, p) in chunk.iter().enumerate() {
-                let whole = i < WHOLE_AT_START || run * run_len + i + 1 == photos.len();
-                let before: Vec<&T> = if whole {
+                let follow = if run * run_len + i + 1 == photos.len() {
+                    Follow::Last
+                } else if i < WHOLE_AT_START {
+                    Follow::Whole
+                } else {
+                    Follow::FromBefore
+                };
+                let before: Vec<&T> = if follow == Follow::Whole {
                     Vec::new()
                 } else {
                     read_run.iter().filter_map(|r| r.as_ref().ok()).collect()
                 };
-                let reading = read_photo(p, &options, &before);
+                let reading = read_photo(p, &options, &before, follow);
                 read_run.push(reading);
             }
             read_run
@@ -271,8 +291,34 @@ pub fn game_side<T: Send + Sync>(
         .filter(|(r, _)| {
             matches!(r, Ok(r) if sides(r).iter().any(|s| s.as_deref() != Some(side_name.as_str())))
         })
-        .for_each(|(r, p)| *r = read_photo(p, &forced, &[]));
+        .for_each(|(r, p)| *r = read_photo(p, &forced, &[], Follow::Whole));
     (side, readings)
+}
+
+/// Whether `followed`, a photo's reading followed from the photos before, finds more cards
+/// than `whole`, its reading on its own: every centre of `whole` and more. Following sees
+/// only cards touching the board, so a card laid apart keeps the whole reading; a centre whose
+/// squares fit no card (`misfits`) beside the board followed need not be in it.
+fn finds_more(followed: &CamouflageReading, whole: &CamouflageReading) -> bool {
+    let Some(lattice) = followed.lattice else {
+        return false;
+    };
+    let found: Vec<LatticePos> = followed
+        .centres
+        .iter()
+        .map(|c| LatticePos::new(c.row, c.col))
+        .collect();
+    let holds = |c: &CentreReading| {
+        let Some([col, row]) = lattice.to_lattice(c.px) else {
+            return false;
+        };
+        let at = LatticePos::new(row.round() as i32, col.round() as i32);
+        found.contains(&at)
+            || (whole.misfits.contains(&LatticePos::new(c.row, c.col))
+                && found.iter().any(|f| f.squares_from(at) <= 2))
+    };
+    followed.centres.len() > whole.centres.len() - whole.misfits.len().min(whole.centres.len())
+        && whole.centres.iter().all(holds)
 }
 
 /// Reads every photo (in parallel), then replays them in order and scores the game.
@@ -288,12 +334,18 @@ pub fn replay_series(
         side,
         camera,
         photos,
-        |image, options, before: &[&CamouflageReading]| {
-            // A photo the board cannot be followed into is read whole.
-            let again = reread_camouflage(image, options, before).ok().flatten();
-            match again {
-                Some(reading) => Ok(reading),
-                None => read_camouflage(image, options).map_err(|e| e.to_string()),
+        |image, options, before: &[&CamouflageReading], follow| {
+            let whole = || read_camouflage(image, options).map_err(|e| e.to_string());
+            // `None` where the board cannot be followed into the photo.
+            let followed = || reread_camouflage(image, options, before).ok().flatten();
+            match follow {
+                Follow::Whole => whole(),
+                Follow::FromBefore => followed().map_or_else(whole, Ok),
+                Follow::Last => match (whole(), followed()) {
+                    (Ok(w), Some(f)) if finds_more(&f, &w) => Ok(f),
+                    (Err(_), Some(f)) => Ok(f),
+                    (w, _) => w,
+                },
             }
         },
         |r: &CamouflageReading| vec![r.side.clone()],
@@ -652,4 +704,63 @@ fn annotate_series(
         save_image(&img, &out)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use tablejudge_vision::camouflage::BoardLattice;
+
+    use super::*;
+
+    /// A reading with centres at `centres` (row, col) and `misfits` among them, on a lattice
+    /// of squares 20 pixels wide.
+    fn reading(centres: &[(i32, i32)], misfits: &[(i32, i32)]) -> CamouflageReading {
+        let lattice = BoardLattice::new([[20.0, 0.0, 100.0], [0.0, 20.0, 100.0], [0.0, 0.0, 1.0]])
+            .expect("not singular");
+        CamouflageReading {
+            side: None,
+            rows: 0,
+            cols: 0,
+            corners: [[0.0; 2]; 4],
+            picture: Vec::new(),
+            squares: Vec::new(),
+            beyond: Vec::new(),
+            table_ring: Vec::new(),
+            misfits: misfits
+                .iter()
+                .map(|&(r, c)| LatticePos::new(r, c))
+                .collect(),
+            centres: centres
+                .iter()
+                .map(|&(row, col)| CentreReading {
+                    row,
+                    col,
+                    px: lattice.to_photo([col as f32, row as f32]).expect("finite"),
+                    symbol_group: 0,
+                    symbol: Vec::new(),
+                })
+                .collect(),
+            stray_symbols: Vec::new(),
+            lattice: Some(lattice),
+        }
+    }
+
+    #[test]
+    fn the_last_photo_is_followed_only_where_that_finds_every_card_and_more() {
+        let board = [(1, 1), (1, 3), (3, 2)];
+        let whole = reading(&board, &[]);
+        // A centre the whole photo's search missed.
+        let more = reading(&[(1, 1), (1, 3), (3, 2), (3, 4)], &[]);
+        assert!(finds_more(&more, &whole));
+        assert!(!finds_more(&whole, &whole));
+        // A card laid apart from the board, which following does not see.
+        let apart = reading(&[(1, 1), (1, 3), (3, 2), (9, 9)], &[]);
+        assert!(!finds_more(&more, &apart));
+        // A centre beside the board that fitted no card (a mark on the table) need not be
+        // followed; one far from it must.
+        let marked = reading(&[(1, 1), (1, 3), (3, 2), (0, 5)], &[(0, 5)]);
+        assert!(finds_more(&more, &marked));
+        let marked_apart = reading(&[(1, 1), (1, 3), (3, 2), (9, 9)], &[(9, 9)]);
+        assert!(!finds_more(&more, &marked_apart));
+    }
 }

@@ -54,7 +54,7 @@ pub fn replay_locations(
         camera,
         photos,
         // Each photo is read whole: a location's board is not followed from photo to photo.
-        |image, options, _before| {
+        |image, options, _before, _follow| {
             read_camouflage_boards(image, options, MAX_LOCATIONS).map_err(|e| e.to_string())
         },
         |boards: &Vec<CamouflageReading>| boards.iter().map(|b| b.side.clone()).collect(),

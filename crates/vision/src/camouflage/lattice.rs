@@ -388,6 +388,18 @@ pub(crate) fn centre_at(
         .filter(|look| look.is_centre(stock) && framed_by_patterns(lookup, lattice, at, look.ring))
 }
 
+/// [`centre_at`] for a square where an earlier photo of the board saw a centre
+/// ([`CentreLook::is_centre_seen_before`]).
+pub(crate) fn centre_seen_before_at(
+    lookup: &Lookup,
+    lattice: &BoardLattice,
+    at: [f32; 2],
+) -> Option<CentreLook> {
+    CentreLook::measure(lookup, &lattice.square_at(at)).filter(|look| {
+        look.is_centre_seen_before(None) && framed_by_patterns(lookup, lattice, at, look.ring)
+    })
+}
+
 /// Whether the square centred at lattice point `at` is framed like a card centre: at least
 /// four of its eight neighbours (the card's own pattern squares, or those of cards over it)
 /// unlike its stock, darker or coloured. A light speck on a light table, a flower on a cloth,

@@ -7,7 +7,7 @@
 //! itself, lit like the squares around it) and named with the set's pattern colours.
 
 use std::cell::OnceCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use image::RgbImage;
 use serde::{Deserialize, Serialize};
@@ -17,8 +17,8 @@ use tablejudge_rules::{Key, Palette, Pos, Srgb, Turn};
 use thiserror::Error;
 
 use super::lattice::{
-    centre_at, fit_seeds, framed_by_patterns, grow_centres, grow_to_seeds, settle, typical_ink,
-    typical_stock, BoardLattice, Fit,
+    centre_at, centre_seen_before_at, fit_seeds, framed_by_patterns, grow_centres, grow_to_seeds,
+    settle, typical_ink, typical_stock, BoardLattice, Fit,
 };
 use super::seeds::{find_seeds, find_symbols_sized, CentreLook, Seed, SYMBOL_SIDE};
 use crate::camera::Camera;
@@ -211,14 +211,23 @@ pub fn read_camouflage(
     let seeds = centre_seeds(image, &lookup, options)?;
     let (lattice, centres) =
         best_board(&lookup, &seeds, true).ok_or(CamouflageReadError::NoCentres)?;
-    board_reading(&lookup, options, &seeds, &lattice, centres)
+    board_reading(
+        &lookup,
+        options,
+        &seeds,
+        &lattice,
+        centres,
+        &BTreeSet::new(),
+    )
 }
 
 /// Reads a photo of the board that `before` (the readings of the photos before it, the last
 /// last) were read from, taken a moment after them: the next photo of a series, the next
-/// settled frame of a video. Every centre those readings found is looked for where it falls
-/// on the lattice of the fullest of them, settled, and the lattice fitted again to them and
-/// grown to the cards laid since. It skips the search of the whole photo for centres that
+/// settled frame of a video. Every centre those readings found (but those whose squares fitted
+/// no card) is looked for where it falls on the lattice of the fullest of them, settled, and
+/// judged as a centre seen before ([`CentreLook::is_centre_seen_before`]: the edge of a
+/// darker square beside it may shade its ring); the lattice is fitted again to them and grown
+/// to the cards laid since. It skips the search of the whole photo for centres that
 /// makes most of [`read_camouflage`]'s time.
 ///
 /// `Ok(None)` when the photo must be read whole instead: a centre seen before is not found
@@ -242,9 +251,15 @@ pub fn reread_camouflage(
     else {
         return Ok(None);
     };
-    // The centres seen, where they fall on that lattice.
+    // The centres seen, where they fall on that lattice; not those whose squares fitted no
+    // card (a mark on the table taken for a symbol, which the next photo may not show).
     let mut seen: Vec<LatticePos> = Vec::new();
-    for c in before.iter().rev().flat_map(|r| &r.centres) {
+    let fitting = before.iter().rev().flat_map(|r| {
+        r.centres
+            .iter()
+            .filter(|c| !r.misfits.contains(&LatticePos::new(c.row, c.col)))
+    });
+    for c in fitting {
         let Some([col, row]) = lattice.to_lattice(c.px) else {
             return Ok(None);
         };
@@ -259,11 +274,12 @@ pub fn reread_camouflage(
     let lookup = Lookup::new(image, options.camera);
     let mut fit: Fit = (Vec::new(), Vec::new());
     let mut centres: BTreeMap<LatticePos, CentreLook> = BTreeMap::new();
+    let seen_before: BTreeSet<LatticePos> = seen.iter().copied().collect();
     for pos in seen {
         let Some((at, _)) = settle(&lookup, &lattice, pos) else {
             return Ok(None);
         };
-        let Some(look) = centre_at(&lookup, &lattice, at, None) else {
+        let Some(look) = centre_seen_before_at(&lookup, &lattice, at) else {
             return Ok(None);
         };
         // The settled square's corners pin the lattice as a seed's quad does.
@@ -286,7 +302,7 @@ pub fn reread_camouflage(
     if unexplained_symbol(image, &lookup, options, &lattice, &centres)? {
         return Ok(None);
     }
-    board_reading(&lookup, options, &[], &lattice, centres).map(Some)
+    board_reading(&lookup, options, &[], &lattice, centres, &seen_before).map(Some)
 }
 
 /// Whether the photo shows a symbol on or beside the board, in the middle of a lattice
@@ -417,7 +433,7 @@ pub fn read_camouflage_boards(
             if again || boards.len() >= max_boards {
                 continue;
             }
-            match board_reading(&lookup, options, &own, &lattice, centres) {
+            match board_reading(&lookup, options, &own, &lattice, centres, &BTreeSet::new()) {
                 Ok(b) => boards.push(b),
                 Err(CamouflageReadError::NoCentres) => {}
                 Err(e) => return Err(e),
@@ -557,20 +573,39 @@ fn best_board(
     best
 }
 
-/// The reading of the board whose centres were found on `lattice`.
+/// The reading of the board whose centres were found on `lattice`; those at `seen_before`
+/// are judged as centres an earlier photo saw there.
 fn board_reading(
     lookup: &Lookup,
     options: &CamouflageReadOptions,
     seeds: &[Seed],
     lattice: &BoardLattice,
     mut centres: BTreeMap<LatticePos, CentreLook>,
+    seen_before: &BTreeSet<LatticePos>,
 ) -> Result<CamouflageReading, CamouflageReadError> {
     let stock = typical_stock(&centres);
     let ink = typical_ink(&centres);
-    centres.retain(|_, c| c.is_centre(stock) && c.inked_like(ink));
+    centres.retain(|p, c| {
+        let centre = if seen_before.contains(p) {
+            c.is_centre_seen_before(stock)
+        } else {
+            c.is_centre(stock)
+        };
+        centre && c.inked_like(ink)
+    });
     drop_touching_centres(&mut centres);
 
+    let before_upright = *lattice;
     let (lattice, centres) = upright(lattice, centres).ok_or(CamouflageReadError::NoCentres)?;
+    // The same squares on the upright lattice.
+    let seen_before: BTreeSet<LatticePos> = seen_before
+        .iter()
+        .filter_map(|p| {
+            let px = before_upright.to_photo([p.col as f32, p.row as f32])?;
+            let [c, r] = lattice.to_lattice(px)?;
+            Some(LatticePos::new(r.round() as i32, c.round() as i32))
+        })
+        .collect();
     let rows = centres.keys().map(|p| p.row).max().unwrap_or(0) as usize + 2;
     let cols = centres.keys().map(|p| p.col).max().unwrap_or(0) as usize + 2;
 
@@ -647,7 +682,7 @@ fn board_reading(
         if !beside.is_empty() {
             let mut centres = centres;
             centres.retain(|p, _| !beside.contains(p));
-            return board_reading(lookup, options, seeds, &lattice, centres);
+            return board_reading(lookup, options, seeds, &lattice, centres, &seen_before);
         }
     }
     let misfits = match (options.colours, &named) {

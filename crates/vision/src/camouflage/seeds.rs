@@ -680,6 +680,12 @@ fn luma(p: [f32; 3]) -> f32 {
     0.299 * p[0] + 0.587 * p[1] + 0.114 * p[2]
 }
 
+/// The most of a centre's ring that may be much darker than its median: a pattern's texture
+/// darkens more.
+const CLEAN_RING: f32 = 0.2;
+/// The most for a centre seen before in the same place: a whole side (a quarter of the ring)
+/// and some.
+const SEEN_BEFORE_RING: f32 = 0.35;
 /// Ink darker than this share of the stock's brightness is a symbol's.
 const DARK_INK: f32 = 0.6;
 /// On clean stock, a symbol blurred grey is still this much darker than the stock.
@@ -802,12 +808,22 @@ impl CentreLook {
     /// printed like the others, neither much darker (a mid-tone pattern square with a dark
     /// spot) nor of another hue (a leopard's tan around its spot).
     pub fn is_centre(&self, stock: Option<[f32; 3]>) -> bool {
+        self.ring_dark < CLEAN_RING && self.passes_but_for_ring(stock)
+    }
+
+    /// [`CentreLook::is_centre`] for a square where an earlier photo of the same board saw a
+    /// centre: the blurred edges of darker squares beside it may then shade the outer part of
+    /// its ring, more where the card lies a little askew of the lattice.
+    pub fn is_centre_seen_before(&self, stock: Option<[f32; 3]>) -> bool {
+        self.ring_dark < SEEN_BEFORE_RING && self.passes_but_for_ring(stock)
+    }
+
+    fn passes_but_for_ring(&self, stock: Option<[f32; 3]>) -> bool {
         let like_stock = stock.is_none_or(|s| {
             let (mean, spread) = against(self.ring, s);
             self.ring_luma > 0.6 * luma(s) && spread < 0.15 * mean
         });
-        self.ring_dark < 0.2
-            && (MIN_INK..0.65).contains(&self.ink)
+        (MIN_INK..0.65).contains(&self.ink)
             && (self.ink_tint < 0.5 || self.cast_of_a_clipped_light())
             && self.ring_luma > 40.0
             && like_stock

@@ -1187,3 +1187,69 @@ fn a_card_over_a_centre_three_squares_from_every_other_is_found() {
         );
     }
 }
+
+/// A centre whose ring the blurred edges of darker squares above and below it shade is no
+/// centre to a photo read whole, but it is to a photo followed from one that saw a centre
+/// there. A centre an earlier photo found fitting no card does
+/// not stop the following.
+#[test]
+fn a_centre_seen_before_is_found_with_its_ring_shaded() {
+    let set = set();
+    let (image, truth) = scene(&set, 8, 4, Degradation::Clean);
+    let before = read(&image, &set).unwrap();
+    assert_eq!(compare(&before, &truth), Comparison::default());
+    let lattice = before.lattice.unwrap();
+    let shaded_centre = &before.centres[before.centres.len() / 2];
+    let (c0, r0) = (shaded_centre.col as f32, shaded_centre.row as f32);
+    // The outer edge of its ring's top and bottom sides at 60% of their light.
+    let mut shaded = image.clone();
+    for (x, y, p) in shaded.enumerate_pixels_mut() {
+        let Some([c, r]) = lattice.to_lattice([x as f32 + 0.5, y as f32 + 0.5]) else {
+            continue;
+        };
+        if (c - c0).abs() < 0.5 && (0.41..0.5).contains(&(r - r0).abs()) {
+            p.0 = p.0.map(|v| (f32::from(v) * 0.6) as u8);
+        }
+    }
+    let whole = read(&shaded, &set).unwrap();
+    assert_eq!(whole.centres.len(), before.centres.len() - 1);
+    let options = CamouflageReadOptions {
+        colours: Some(SideColours {
+            set: &set,
+            side: None,
+        }),
+        camera: None,
+    };
+    let followed = reread_camouflage(&shaded, &options, &[&before])
+        .unwrap()
+        .expect("the board is where it was");
+    assert_eq!(followed.centres.len(), before.centres.len());
+    // The shading may leave a square beside it not told.
+    let agrees = |reading: &CamouflageReading| {
+        reading.picture.len() == before.picture.len()
+            && reading.picture.iter().zip(&before.picture).all(|(a, b)| {
+                a.len() == b.len() && a.chars().zip(b.chars()).all(|(x, y)| x == y || x == '?')
+            })
+    };
+    assert!(agrees(&followed), "{:?}", followed.picture);
+
+    // A centre that fitted no card, on a pattern square: the board is followed all the same.
+    let mut misfit = before.clone();
+    let at = LatticePos::new(shaded_centre.row + 1, shaded_centre.col);
+    misfit.centres.push(CentreReading {
+        row: at.row,
+        col: at.col,
+        px: lattice.to_photo([at.col as f32, at.row as f32]).unwrap(),
+        symbol_group: 0,
+        symbol: Vec::new(),
+    });
+    assert_eq!(
+        reread_camouflage(&shaded, &options, &[&misfit]).unwrap(),
+        None
+    );
+    misfit.misfits.push(at);
+    let followed = reread_camouflage(&shaded, &options, &[&misfit])
+        .unwrap()
+        .expect("a misfit centre need not be found again");
+    assert!(agrees(&followed), "{:?}", followed.picture);
+}
