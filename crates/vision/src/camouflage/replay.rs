@@ -14,18 +14,23 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use serde::Serialize;
 use tablejudge_rules::camouflage::{
     score, Board, CamouflageSet, CardIdx, DeckIdx, GameReport, GameRules, History, LatticePos,
-    Placement, PlacementRules, Play, Player, SideIdx, CENTRE_CHAR,
+    Placement, PlacementRules, Play, Player, Side, SideIdx, CENTRE_CHAR,
 };
-use tablejudge_rules::{Pos, Turn};
+use tablejudge_rules::{Pos, Srgb, Turn};
 
 use super::read::CamouflageReading;
+use crate::colour::delta_e_srgb;
 
 /// Squares a reading may show differently from the known table, away from any new card,
 /// before it is taken for something over the table rather than a misread square or two.
 const MISREAD_TOLERANCE: usize = 2;
 /// A card no other new card may cover must show at least this many of its eight patterns
-/// clearly to be named (one may be lost to glare).
+/// clearly to be named (one may be lost to glare)...
 const TOP_CARD_KNOWN: usize = 7;
+/// ...or this many when no other face of the set fits them: the decks that symbols tell
+/// must not be what names a card seen this little, as a reader that takes two decks'
+/// symbols for one would then name the wrong one.
+const TOP_CARD_ALONE: usize = 6;
 /// A card that other new cards may cover must show at least this many of its patterns.
 const LOWER_CARD_KNOWN: usize = 4;
 /// More new centres than this in one reading are not ordered by trying every order.
@@ -251,6 +256,14 @@ pub struct Tracker<'a> {
     pending: Vec<PendingDoubt>,
     /// Every face of the set's side: (card, turn, its nine squares row-major).
     faces: Vec<(CardIdx, Turn, [char; 9])>,
+    /// (printed, read): a pattern and one of the two patterns of its side nearest it in
+    /// colour, which a shadow or a cast may make it read as. Empty when the set gives no
+    /// colours.
+    alike_colours: HashSet<(char, char)>,
+    /// Squares of new cards taken for misread ([`Tracker::with_lone_misreads_unknown`]):
+    /// (the face's pattern, the pattern read). Read so again under the same card, they are
+    /// that misreading again, not a change on the table.
+    misread_alike: HashMap<LatticePos, (char, char)>,
     /// Where the last settled photo showed each centre of the table.
     last_px: HashMap<LatticePos, [f32; 2]>,
     /// The cards of one deck the table starts with: the starting board's three, or a Not My
@@ -367,6 +380,8 @@ impl<'a> Tracker<'a> {
             confirmed: HashMap::new(),
             pending: Vec::new(),
             faces,
+            alike_colours: alike_colours(set.side(side)),
+            misread_alike: HashMap::new(),
             last_px: HashMap::new(),
             start_cards: 3,
         }
@@ -608,7 +623,9 @@ impl<'a> Tracker<'a> {
             .squares
             .iter()
             .filter(|&(&p, &seen)| {
-                differs(top.at(p), seen) && !new.iter().any(|&n| n.within_one(p))
+                differs(top.at(p), seen)
+                    && !new.iter().any(|&n| n.within_one(p))
+                    && self.misread_alike.get(&p) != Some(&(top.at(p), seen))
             })
             .map(|(&p, _)| p)
             .collect();
@@ -635,6 +652,7 @@ impl<'a> Tracker<'a> {
         }
 
         self.note_orphans(&view);
+        let view = self.with_lone_misreads_unknown(view, &new);
         let (laid, unexplained) = self.name_and_lay(&view, &new, frame);
         self.note_ghosts(&view, frame);
         for (c, &at) in reading.centres.iter().zip(&view.centres) {
@@ -1011,14 +1029,17 @@ impl<'a> Tracker<'a> {
         let open: Vec<bool> = (0..9)
             .map(|k| !others.iter().any(|&o| o.within_one(squares[k])))
             .collect();
-        let needed = if open.iter().all(|&o| o) {
-            TOP_CARD_KNOWN
+        let on_top = open.iter().all(|&o| o);
+        let needed = if on_top {
+            TOP_CARD_ALONE
         } else {
             LOWER_CARD_KNOWN
         };
-        let mut found: Vec<(CardIdx, Turn, [char; 9])> = Vec::new();
+        let mut found: Vec<(CardIdx, Turn, [char; 9], usize)> = Vec::new();
         for &(card, turn, face) in &self.faces {
-            if self.used[card.0 as usize] || found.iter().any(|&(c, _, f)| c == card && f == face) {
+            if self.used[card.0 as usize]
+                || found.iter().any(|&(c, _, f, _)| c == card && f == face)
+            {
                 continue;
             }
             let mut support = 0;
@@ -1036,13 +1057,67 @@ impl<'a> Tracker<'a> {
                 }
             }
             if !refuted && support >= needed {
-                found.push((card, turn, face));
+                found.push((card, turn, face, support));
             }
+        }
+        if on_top && found.len() > 1 {
+            found.retain(|&(_, _, _, support)| support >= TOP_CARD_KNOWN);
         }
         found
             .into_iter()
-            .map(|(card, turn, _)| Placement { card, centre, turn })
+            .map(|(card, turn, _, _)| Placement { card, centre, turn })
             .collect()
+    }
+
+    /// A new card alone (no other new card within reach of its squares) that shows all eight
+    /// squares, where no unused face agrees with all of them but exactly one agrees with all
+    /// but one, read as a pattern near the face's in colour: that one square is taken for
+    /// misread (made unknown), the nearest face by far the likelier when a square in shadow
+    /// is misread now and then.
+    fn with_lone_misreads_unknown(&mut self, mut view: View, new: &[LatticePos]) -> View {
+        for &centre in new {
+            if new
+                .iter()
+                .any(|&o| o != centre && o.squares_from(centre) <= 2)
+            {
+                continue;
+            }
+            let squares = block(centre);
+            let seen: Vec<char> = squares.iter().map(|&p| view.at(p)).collect();
+            if seen[4] != CENTRE_CHAR || seen.iter().any(|&ch| ch == UNKNOWN || ch == TABLE) {
+                continue;
+            }
+            let mut nearest: Option<(usize, [char; 9])> = None;
+            let mut ambiguous = false;
+            for &(card, _, face) in &self.faces {
+                if self.used[card.0 as usize] {
+                    continue;
+                }
+                let off: Vec<usize> = (0..9).filter(|&k| k != 4 && seen[k] != face[k]).collect();
+                match off.len() {
+                    0 => {
+                        ambiguous = true;
+                        break;
+                    }
+                    1 => match nearest {
+                        Some((_, f)) if f != face => {
+                            ambiguous = true;
+                            break;
+                        }
+                        _ => nearest = Some((off[0], face)),
+                    },
+                    _ => {}
+                }
+            }
+            let Some((k, face)) = nearest else {
+                continue;
+            };
+            if !ambiguous && self.alike_colours.contains(&(face[k], seen[k])) {
+                self.misread_alike.insert(squares[k], (face[k], seen[k]));
+                view.squares.insert(squares[k], UNKNOWN);
+            }
+        }
+        view
     }
 
     fn face_squares(&self, p: &Placement) -> [char; 9] {
@@ -1171,6 +1246,30 @@ impl<'a> Tracker<'a> {
             wild.contains(pos) || seen == UNKNOWN || seen == sq
         })
     }
+}
+
+/// Each pattern of `side` with the two patterns nearest it in colour (see
+/// [`Tracker::alike_colours`]); none when a pattern has no colour.
+fn alike_colours(side: &Side) -> HashSet<(char, char)> {
+    let colours: Vec<(char, Srgb)> = side
+        .patterns
+        .iter()
+        .filter_map(|(k, p)| Some((k.char(), p.srgb?)))
+        .collect();
+    if colours.len() < side.patterns.len() {
+        return HashSet::new();
+    }
+    let mut alike = HashSet::new();
+    for &(a, colour) in &colours {
+        let mut others: Vec<(f32, char)> = colours
+            .iter()
+            .filter(|&&(b, _)| b != a)
+            .map(|&(b, other)| (delta_e_srgb(colour, other), b))
+            .collect();
+        others.sort_by(|x, y| x.0.total_cmp(&y.0));
+        alike.extend(others.iter().take(2).map(|&(_, b)| (a, b)));
+    }
+    alike
 }
 
 /// Whether the table's square `expected` and the reading's `seen` disagree (an unknown
