@@ -309,10 +309,9 @@ fn finds_more(followed: &CamouflageReading, whole: &CamouflageReading) -> bool {
         .map(|c| LatticePos::new(c.row, c.col))
         .collect();
     let holds = |c: &CentreReading| {
-        let Some([col, row]) = lattice.to_lattice(c.px) else {
+        let Some(at) = lattice.square_of(c.px) else {
             return false;
         };
-        let at = LatticePos::new(row.round() as i32, col.round() as i32);
         found.contains(&at)
             || (whole.misfits.contains(&LatticePos::new(c.row, c.col))
                 && found.iter().any(|f| f.squares_from(at) <= 2))

@@ -43,6 +43,12 @@ impl BoardLattice {
         apply_homography(&self.inverse, p)
     }
 
+    /// The square a photo position lies on (whose middle is nearest it).
+    pub fn square_of(&self, p: [f32; 2]) -> Option<LatticePos> {
+        let [c, r] = self.to_lattice(p)?;
+        Some(LatticePos::new(r.round() as i32, c.round() as i32))
+    }
+
     /// The homography taking the unit square `[0,1]²` onto square `pos` in the photo.
     pub fn square(&self, pos: LatticePos) -> Homography {
         self.square_at([pos.col as f32, pos.row as f32])
@@ -258,8 +264,7 @@ pub(crate) fn grow_to_seeds(
     let mut tried: BTreeSet<LatticePos> = BTreeSet::new();
     loop {
         let next = seeds.iter().find_map(|s| {
-            let [c, r] = lattice.to_lattice(centre(&s.quad))?;
-            let pos = LatticePos::new(r.round() as i32, c.round() as i32);
+            let pos = lattice.square_of(centre(&s.quad))?;
             let reached = centres.keys().any(|p| p.squares_from(pos) <= COVER_REACH);
             (reached && !centres.contains_key(&pos) && !tried.contains(&pos)).then_some(pos)
         });

@@ -260,10 +260,9 @@ pub fn reread_camouflage(
             .filter(|c| !r.misfits.contains(&LatticePos::new(c.row, c.col)))
     });
     for c in fitting {
-        let Some([col, row]) = lattice.to_lattice(c.px) else {
+        let Some(pos) = lattice.square_of(c.px) else {
             return Ok(None);
         };
-        let pos = LatticePos::new(row.round() as i32, col.round() as i32);
         if !seen.contains(&pos) {
             seen.push(pos);
         }
@@ -416,12 +415,8 @@ pub fn read_camouflage_boards(
             // The seeds of this board (its block and the squares around it) are spent.
             let (own, others): (Vec<Seed>, Vec<Seed>) = rest.iter().partition(|s| {
                 lattice
-                    .to_lattice(crate::geom::centre(&s.quad))
-                    .is_some_and(|[c, r]| {
-                        centres
-                            .keys()
-                            .any(|p| (p.col as f32 - c).abs().max((p.row as f32 - r).abs()) < 2.5)
-                    })
+                    .square_of(crate::geom::centre(&s.quad))
+                    .is_some_and(|at| centres.keys().any(|p| p.squares_from(at) <= 2))
             });
             rest = others;
             // A board grown back onto one found already is that board again.
@@ -558,10 +553,8 @@ fn best_board(
         }
         let all_seeds = seeds.iter().all(|s| {
             lattice
-                .to_lattice(crate::geom::centre(&s.quad))
-                .is_some_and(|[c, r]| {
-                    centres.contains_key(&LatticePos::new(r.round() as i32, c.round() as i32))
-                })
+                .square_of(crate::geom::centre(&s.quad))
+                .is_some_and(|pos| centres.contains_key(&pos))
         });
         if best.as_ref().is_none_or(|b| centres.len() > b.1.len()) {
             best = Some((lattice, centres));
@@ -600,11 +593,7 @@ fn board_reading(
     // The same squares on the upright lattice.
     let seen_before: BTreeSet<LatticePos> = seen_before
         .iter()
-        .filter_map(|p| {
-            let px = before_upright.to_photo([p.col as f32, p.row as f32])?;
-            let [c, r] = lattice.to_lattice(px)?;
-            Some(LatticePos::new(r.round() as i32, c.round() as i32))
-        })
+        .filter_map(|p| lattice.square_of(before_upright.to_photo([p.col as f32, p.row as f32])?))
         .collect();
     let rows = centres.keys().map(|p| p.row).max().unwrap_or(0) as usize + 2;
     let cols = centres.keys().map(|p| p.col).max().unwrap_or(0) as usize + 2;
@@ -883,9 +872,8 @@ fn stray_symbols(
             let Some([c, r]) = lattice.to_lattice(crate::geom::centre(&seed.quad)) else {
                 return false;
             };
-            let near = centres
-                .keys()
-                .any(|p| (p.col as f32 - c).abs().max((p.row as f32 - r).abs()) < 2.5);
+            let at = LatticePos::new(r.round() as i32, c.round() as i32);
+            let near = centres.keys().any(|p| p.squares_from(at) <= 2);
             let on = centres
                 .keys()
                 .any(|p| (p.col as f32 - c).hypot(p.row as f32 - r) < 0.35);
