@@ -686,6 +686,8 @@ const CLEAN_RING: f32 = 0.2;
 /// The most for a centre seen before in the same place: a whole side (a quarter of the ring)
 /// and some.
 const SEEN_BEFORE_RING: f32 = 0.35;
+/// The least ink for a centre seen before in the same place: a trace of its symbol.
+const SEEN_BEFORE_INK: f32 = 0.005;
 /// Ink darker than this share of the stock's brightness is a symbol's.
 const DARK_INK: f32 = 0.6;
 /// On clean stock, a symbol blurred grey is still this much darker than the stock.
@@ -808,22 +810,23 @@ impl CentreLook {
     /// printed like the others, neither much darker (a mid-tone pattern square with a dark
     /// spot) nor of another hue (a leopard's tan around its spot).
     pub fn is_centre(&self, stock: Option<[f32; 3]>) -> bool {
-        self.ring_dark < CLEAN_RING && self.passes_but_for_ring(stock)
+        self.ring_dark < CLEAN_RING && self.passes_but_for_ring(stock, MIN_INK)
     }
 
     /// [`CentreLook::is_centre`] for a square where an earlier photo of the same board saw a
     /// centre: the blurred edges of darker squares beside it may then shade the outer part of
-    /// its ring, more where the card lies a little askew of the lattice.
+    /// its ring, more where the card lies a little askew of the lattice, and glare may leave
+    /// little of its symbol.
     pub fn is_centre_seen_before(&self, stock: Option<[f32; 3]>) -> bool {
-        self.ring_dark < SEEN_BEFORE_RING && self.passes_but_for_ring(stock)
+        self.ring_dark < SEEN_BEFORE_RING && self.passes_but_for_ring(stock, SEEN_BEFORE_INK)
     }
 
-    fn passes_but_for_ring(&self, stock: Option<[f32; 3]>) -> bool {
+    fn passes_but_for_ring(&self, stock: Option<[f32; 3]>, min_ink: f32) -> bool {
         let like_stock = stock.is_none_or(|s| {
             let (mean, spread) = against(self.ring, s);
             self.ring_luma > 0.6 * luma(s) && spread < 0.15 * mean
         });
-        (MIN_INK..0.65).contains(&self.ink)
+        (min_ink..0.65).contains(&self.ink)
             && (self.ink_tint < 0.5 || self.cast_of_a_clipped_light())
             && self.ring_luma > 40.0
             && like_stock

@@ -1253,3 +1253,47 @@ fn a_centre_seen_before_is_found_with_its_ring_shaded() {
         .expect("a misfit centre need not be found again");
     assert!(agrees(&followed), "{:?}", followed.picture);
 }
+
+/// A centre whose symbol glare washes out but for a trace is no centre to a photo read
+/// whole, but it is to a photo followed from one that saw a centre there.
+#[test]
+fn a_centre_seen_before_is_found_with_its_symbol_washed_out() {
+    let set = set();
+    let (image, truth) = scene(&set, 8, 4, Degradation::Clean);
+    let before = read(&image, &set).unwrap();
+    assert_eq!(compare(&before, &truth), Comparison::default());
+    let lattice = before.lattice.unwrap();
+    let washed = &before.centres[before.centres.len() / 2];
+    let (c0, r0) = (washed.col as f32, washed.row as f32);
+    let stock = lattice
+        .to_photo([c0 + 0.42, r0])
+        .map(|[x, y]| *image.get_pixel(x as u32, y as u32))
+        .unwrap();
+    // The middle of the square as bare stock, but for a dot.
+    let mut glared = image.clone();
+    for (x, y, p) in glared.enumerate_pixels_mut() {
+        let Some([c, r]) = lattice.to_lattice([x as f32 + 0.5, y as f32 + 0.5]) else {
+            continue;
+        };
+        let d = (c - c0).abs().max((r - r0).abs());
+        if d < 0.05 {
+            *p = image::Rgb([40, 40, 40]);
+        } else if d < 0.37 {
+            *p = stock;
+        }
+    }
+    let whole = read(&glared, &set).unwrap();
+    assert_eq!(whole.centres.len(), before.centres.len() - 1);
+    let options = CamouflageReadOptions {
+        colours: Some(SideColours {
+            set: &set,
+            side: None,
+        }),
+        camera: None,
+    };
+    let followed = reread_camouflage(&glared, &options, &[&before])
+        .unwrap()
+        .expect("the board is where it was");
+    assert_eq!(followed.centres.len(), before.centres.len());
+    assert_eq!(followed.picture, before.picture);
+}
