@@ -1188,42 +1188,64 @@ fn a_card_over_a_centre_three_squares_from_every_other_is_found() {
     }
 }
 
+/// A clean photo of a board, its reading, and the lattice point of its middle centre.
+fn a_centre_to_edit(set: &CamouflageSet) -> (image::RgbImage, CamouflageReading, [f32; 2]) {
+    let (image, truth) = scene(set, 8, 4, Degradation::Clean);
+    let reading = read(&image, set).unwrap();
+    assert_eq!(compare(&reading, &truth), Comparison::default());
+    let centre = &reading.centres[reading.centres.len() / 2];
+    let at = [centre.col as f32, centre.row as f32];
+    (image, reading, at)
+}
+
+/// `image` with `edit` applied to every pixel, given its offset `[col, row]` in squares from
+/// the lattice point `at`.
+fn edited(
+    image: &image::RgbImage,
+    lattice: &BoardLattice,
+    at: [f32; 2],
+    edit: impl Fn([f32; 2], &mut image::Rgb<u8>),
+) -> image::RgbImage {
+    let mut out = image.clone();
+    for (x, y, p) in out.enumerate_pixels_mut() {
+        if let Some([c, r]) = lattice.to_lattice([x as f32 + 0.5, y as f32 + 0.5]) {
+            edit([c - at[0], r - at[1]], p);
+        }
+    }
+    out
+}
+
+/// `image` read as the photo after the one `before` was read from.
+fn followed(
+    set: &CamouflageSet,
+    image: &image::RgbImage,
+    before: &CamouflageReading,
+) -> Option<CamouflageReading> {
+    let options = CamouflageReadOptions {
+        colours: Some(SideColours { set, side: None }),
+        camera: None,
+    };
+    reread_camouflage(image, &options, &[before]).unwrap()
+}
+
 /// A centre whose ring the blurred edges of darker squares above and below it shade is no
 /// centre to a photo read whole, but it is to a photo followed from one that saw a centre
-/// there. A centre an earlier photo found fitting no card does
-/// not stop the following.
+/// there. A centre an earlier photo found fitting no card does not stop the following.
 #[test]
 fn a_centre_seen_before_is_found_with_its_ring_shaded() {
     let set = set();
-    let (image, truth) = scene(&set, 8, 4, Degradation::Clean);
-    let before = read(&image, &set).unwrap();
-    assert_eq!(compare(&before, &truth), Comparison::default());
+    let (image, before, at) = a_centre_to_edit(&set);
     let lattice = before.lattice.unwrap();
-    let shaded_centre = &before.centres[before.centres.len() / 2];
-    let (c0, r0) = (shaded_centre.col as f32, shaded_centre.row as f32);
     // The outer edge of its ring's top and bottom sides at 60% of their light.
-    let mut shaded = image.clone();
-    for (x, y, p) in shaded.enumerate_pixels_mut() {
-        let Some([c, r]) = lattice.to_lattice([x as f32 + 0.5, y as f32 + 0.5]) else {
-            continue;
-        };
-        if (c - c0).abs() < 0.5 && (0.41..0.5).contains(&(r - r0).abs()) {
+    let shaded = edited(&image, &lattice, at, |[dc, dr], p| {
+        if dc.abs() < 0.5 && (0.41..0.5).contains(&dr.abs()) {
             p.0 = p.0.map(|v| (f32::from(v) * 0.6) as u8);
         }
-    }
+    });
     let whole = read(&shaded, &set).unwrap();
     assert_eq!(whole.centres.len(), before.centres.len() - 1);
-    let options = CamouflageReadOptions {
-        colours: Some(SideColours {
-            set: &set,
-            side: None,
-        }),
-        camera: None,
-    };
-    let followed = reread_camouflage(&shaded, &options, &[&before])
-        .unwrap()
-        .expect("the board is where it was");
-    assert_eq!(followed.centres.len(), before.centres.len());
+    let again = followed(&set, &shaded, &before).expect("the board is where it was");
+    assert_eq!(again.centres.len(), before.centres.len());
     // The shading may leave a square beside it not told.
     let agrees = |reading: &CamouflageReading| {
         reading.picture.len() == before.picture.len()
@@ -1231,27 +1253,22 @@ fn a_centre_seen_before_is_found_with_its_ring_shaded() {
                 a.len() == b.len() && a.chars().zip(b.chars()).all(|(x, y)| x == y || x == '?')
             })
     };
-    assert!(agrees(&followed), "{:?}", followed.picture);
+    assert!(agrees(&again), "{:?}", again.picture);
 
     // A centre that fitted no card, on a pattern square: the board is followed all the same.
     let mut misfit = before.clone();
-    let at = LatticePos::new(shaded_centre.row + 1, shaded_centre.col);
+    let pos = LatticePos::new(at[1] as i32 + 1, at[0] as i32);
     misfit.centres.push(CentreReading {
-        row: at.row,
-        col: at.col,
-        px: lattice.to_photo([at.col as f32, at.row as f32]).unwrap(),
+        row: pos.row,
+        col: pos.col,
+        px: lattice.to_photo([at[0], at[1] + 1.0]).unwrap(),
         symbol_group: 0,
         symbol: Vec::new(),
     });
-    assert_eq!(
-        reread_camouflage(&shaded, &options, &[&misfit]).unwrap(),
-        None
-    );
-    misfit.misfits.push(at);
-    let followed = reread_camouflage(&shaded, &options, &[&misfit])
-        .unwrap()
-        .expect("a misfit centre need not be found again");
-    assert!(agrees(&followed), "{:?}", followed.picture);
+    assert_eq!(followed(&set, &shaded, &misfit), None);
+    misfit.misfits.push(pos);
+    let again = followed(&set, &shaded, &misfit).expect("a misfit centre need not be found again");
+    assert!(agrees(&again), "{:?}", again.picture);
 }
 
 /// A centre whose symbol glare washes out but for a trace is no centre to a photo read
@@ -1259,41 +1276,24 @@ fn a_centre_seen_before_is_found_with_its_ring_shaded() {
 #[test]
 fn a_centre_seen_before_is_found_with_its_symbol_washed_out() {
     let set = set();
-    let (image, truth) = scene(&set, 8, 4, Degradation::Clean);
-    let before = read(&image, &set).unwrap();
-    assert_eq!(compare(&before, &truth), Comparison::default());
+    let (image, before, at) = a_centre_to_edit(&set);
     let lattice = before.lattice.unwrap();
-    let washed = &before.centres[before.centres.len() / 2];
-    let (c0, r0) = (washed.col as f32, washed.row as f32);
     let stock = lattice
-        .to_photo([c0 + 0.42, r0])
+        .to_photo([at[0] + 0.42, at[1]])
         .map(|[x, y]| *image.get_pixel(x as u32, y as u32))
         .unwrap();
     // The middle of the square as bare stock, but for a dot.
-    let mut glared = image.clone();
-    for (x, y, p) in glared.enumerate_pixels_mut() {
-        let Some([c, r]) = lattice.to_lattice([x as f32 + 0.5, y as f32 + 0.5]) else {
-            continue;
-        };
-        let d = (c - c0).abs().max((r - r0).abs());
+    let glared = edited(&image, &lattice, at, |[dc, dr], p| {
+        let d = dc.abs().max(dr.abs());
         if d < 0.05 {
             *p = image::Rgb([40, 40, 40]);
         } else if d < 0.37 {
             *p = stock;
         }
-    }
+    });
     let whole = read(&glared, &set).unwrap();
     assert_eq!(whole.centres.len(), before.centres.len() - 1);
-    let options = CamouflageReadOptions {
-        colours: Some(SideColours {
-            set: &set,
-            side: None,
-        }),
-        camera: None,
-    };
-    let followed = reread_camouflage(&glared, &options, &[&before])
-        .unwrap()
-        .expect("the board is where it was");
-    assert_eq!(followed.centres.len(), before.centres.len());
-    assert_eq!(followed.picture, before.picture);
+    let again = followed(&set, &glared, &before).expect("the board is where it was");
+    assert_eq!(again.centres.len(), before.centres.len());
+    assert_eq!(again.picture, before.picture);
 }
