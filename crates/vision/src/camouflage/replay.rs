@@ -1093,18 +1093,19 @@ impl<'a> Tracker<'a> {
                 if self.used[card.0 as usize] {
                     continue;
                 }
-                let off: Vec<usize> = (0..9).filter(|&k| k != 4 && seen[k] != face[k]).collect();
-                match off.len() {
-                    0 => {
+                // The squares the face disagrees on: none, one (which), or more.
+                let mut off = (0..9).filter(|&k| k != 4 && seen[k] != face[k]);
+                match (off.next(), off.next()) {
+                    (None, _) => {
                         ambiguous = true;
                         break;
                     }
-                    1 => match nearest {
+                    (Some(k), None) => match nearest {
                         Some((_, f)) if f != face => {
                             ambiguous = true;
                             break;
                         }
-                        _ => nearest = Some((off[0], face)),
+                        _ => nearest = Some((k, face)),
                     },
                     _ => {}
                 }
