@@ -8,6 +8,7 @@ use tablejudge_vision::camouflage::{
     read_camouflage, CamouflageReadError, CamouflageReadOptions, CamouflageReading, SideColours,
     SquareKind,
 };
+use tablejudge_vision::Camera;
 
 use super::{print_json, stamp_status};
 use crate::annotate::{annotate, CellMark, CellNote, GridNote};
@@ -171,7 +172,10 @@ pub fn read(args: CamouflageRead<'_>) -> Result<Outcome> {
         } else {
             CellMark::Fine
         };
-        save_image(&annotated(&image, &reading, &banner, mark), out)?;
+        save_image(
+            &annotated(&image, &reading, camera.as_ref(), &banner, mark),
+            out,
+        )?;
     }
     Ok(if reason.is_some() {
         Outcome::Undecided
@@ -201,14 +205,23 @@ fn side_colours<'a>(
 }
 
 /// The photo with the lattice block drawn, each card square's key, each centre's symbol
-/// group as a letter, and doubtful squares ringed.
+/// group as a letter, and doubtful squares ringed. `lens`: the one the reading was made
+/// through (its lattice is undistorted), to draw it where the photo shows it.
 pub fn annotated(
     image: &image::RgbImage,
     reading: &CamouflageReading,
+    lens: Option<&Camera>,
     banner: &str,
     mark: CellMark,
 ) -> image::RgbImage {
-    annotated_boards(image, std::slice::from_ref(reading), &[], banner, mark)
+    annotated_boards(
+        image,
+        std::slice::from_ref(reading),
+        lens,
+        &[],
+        banner,
+        mark,
+    )
 }
 
 /// The photo with every board of `readings` drawn on it (each captioned from `captions`,
@@ -216,6 +229,7 @@ pub fn annotated(
 pub fn annotated_boards(
     image: &image::RgbImage,
     readings: &[CamouflageReading],
+    lens: Option<&Camera>,
     captions: &[String],
     banner: &str,
     mark: CellMark,
@@ -225,11 +239,14 @@ pub fn annotated_boards(
         .enumerate()
         .filter_map(|(i, r)| r.lattice.map(|l| (i, r, l)))
         .map(|(i, r, lattice)| {
-            let to_image = move |[x, y]: [f64; 2]| {
-                lattice
-                    .to_photo([x as f32 - 0.5, y as f32 - 0.5])
-                    .unwrap_or([f32::NAN, f32::NAN])
-            };
+            let to_image =
+                move |[x, y]: [f64; 2]| match lattice.to_photo([x as f32 - 0.5, y as f32 - 0.5]) {
+                    Some(p) => match lens {
+                        Some(lens) => lens.distort(p.map(f64::from)).map(|v| v as f32),
+                        None => p,
+                    },
+                    None => [f32::NAN, f32::NAN],
+                };
             (i, r, to_image, square_notes(r))
         })
         .collect();
@@ -283,5 +300,49 @@ fn group_letter(g: usize) -> String {
     match g / 26 {
         0 => letter.to_string(),
         n => format!("{letter}{n}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tablejudge_vision::camouflage::BoardLattice;
+
+    use super::*;
+
+    #[test]
+    fn a_reading_through_a_lens_is_drawn_where_the_photo_shows_it() {
+        // Lattice point (-0.5, -0.5), the block's corner, lies at pixel (90, 90) undistorted.
+        let lattice = BoardLattice::new([[20.0, 0.0, 100.0], [0.0, 20.0, 100.0], [0.0, 0.0, 1.0]])
+            .expect("not singular");
+        let reading = CamouflageReading {
+            side: None,
+            rows: 0,
+            cols: 0,
+            corners: [[0.0; 2]; 4],
+            picture: Vec::new(),
+            squares: Vec::new(),
+            beyond: Vec::new(),
+            table_ring: Vec::new(),
+            misfits: Vec::new(),
+            centres: Vec::new(),
+            stray_symbols: Vec::new(),
+            lattice: Some(lattice),
+        };
+        let lens = Camera {
+            fx: 200.0,
+            fy: 200.0,
+            cx: 200.0,
+            cy: 150.0,
+            dist: [0.5, 0.0, 0.0, 0.0, 0.0],
+        };
+        let photo = image::RgbImage::new(400, 300);
+        let outline = image::Rgb([40, 120, 255]);
+        let [x, y] = lens.distort([90.0, 90.0]).map(|v| v.round() as u32);
+        assert!((x as i32 - 90).abs() > 10, "the lens moves the corner");
+        let through = annotated(&photo, &reading, Some(&lens), "", CellMark::Fine);
+        assert_eq!(*through.get_pixel(x, y), outline);
+        assert_ne!(*through.get_pixel(90, 90), outline);
+        let plain = annotated(&photo, &reading, None, "", CellMark::Fine);
+        assert_eq!(*plain.get_pixel(90, 90), outline);
     }
 }

@@ -105,7 +105,7 @@ pub fn puzzle(args: CamouflagePuzzle<'_>) -> Result<Outcome> {
     if let Some(out) = &args.photo_options.annotate {
         let banner = format!("{}: puzzle {} {status}", status.to_uppercase(), puzzle.id);
         let picture = match &reading {
-            Some(r) => annotated(&image, r, &banner, mark),
+            Some(r) => annotated(&image, r, camera.as_ref(), &banner, mark),
             None => annotate(&image, &[], &banner, mark),
         };
         save_image(&picture, out)?;

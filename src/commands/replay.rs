@@ -59,6 +59,9 @@ pub struct ReplayRun {
     pub history: Result<History, String>,
     /// The scored game, or why the cards found do not make one.
     pub report: Result<GameReport, String>,
+    /// The lens calibration the photos were read through: the readings' positions are
+    /// undistorted through it.
+    pub lens: Option<Camera>,
 }
 
 /// How the photos of a folder are put in order.
@@ -388,6 +391,7 @@ pub fn replay_series(
         replay,
         history,
         report,
+        lens: camera.copied(),
     }
 }
 
@@ -697,7 +701,7 @@ fn annotate_series(
                 .unwrap_or_else(|| format!("photo_{i}"))
         ));
         let img = match &run.readings[i] {
-            Ok(reading) => annotated(image, reading, &banner, mark),
+            Ok(reading) => annotated(image, reading, run.lens.as_ref(), &banner, mark),
             Err(_) => crate::annotate::annotate(image, &[], &banner, mark),
         };
         save_image(&img, &out)?;

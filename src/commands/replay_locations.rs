@@ -241,6 +241,7 @@ pub fn annotate_series(
     photos: &[SeriesPhoto],
     run: &LocationsRun,
     locations: &[LocationJson],
+    camera: Option<&Camera>,
     dir: &Path,
 ) -> Result<()> {
     photos
@@ -300,7 +301,7 @@ pub fn annotate_series(
                         )
                 })
                 .collect();
-            let img = annotated_boards(image, boards, &captions, &banner, mark);
+            let img = annotated_boards(image, boards, camera, &captions, &banner, mark);
             let stem = Path::new(&photo.name)
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
@@ -344,7 +345,7 @@ pub fn replay(
         "legal"
     };
     if let Some(dir) = args.annotate {
-        annotate_series(photos, &run, &locations, dir)?;
+        annotate_series(photos, &run, &locations, camera, dir)?;
     }
     let source = args.source.display().to_string();
     if args.output.json {
