@@ -204,7 +204,9 @@ pub(crate) type Fit = (Vec<[f32; 2]>, Vec<[f32; 2]>);
 /// another has its centre within two squares of the other's, so the search looks at the 5 × 5
 /// squares around each centre found, until no new one turns up. Each centre found is settled
 /// where its stock fits best and added to `fit`, and the lattice refitted, so that it follows
-/// the photo's perspective to the board's far side.
+/// the photo's perspective to the board's far side. The squares around a centre are settled
+/// from where that centre settled: where a pile rises or a lens bows its side, the cards
+/// there lie off the one homography together, by more than settling alone reaches.
 pub(crate) fn grow_centres(
     lookup: &Lookup,
     lattice: &mut BoardLattice,
@@ -229,13 +231,21 @@ fn grow_centres_from(
     let mut frontier: VecDeque<LatticePos> = from.into();
     while let Some(at) = frontier.pop_front() {
         let stock = typical_stock(centres);
+        // A pile is no flat lattice (cards lie on others, a little askew): where a centre
+        // settled off the fit, its neighbours lie off it the same way.
+        let drift = centres
+            .get(&at)
+            .and_then(|look| look.settled)
+            .or_else(|| settle(lookup, lattice, at).map(|s| s.1))
+            .and_then(|px| lattice.to_lattice(px))
+            .map_or([0.0; 2], |[c, r]| [c - at.col as f32, r - at.row as f32]);
         for dr in -2..=2 {
             for dc in -2..=2 {
                 let pos = at.offset(dr, dc);
                 if tried.len() >= max_squares || !tried.insert(pos) {
                     continue;
                 }
-                if join(lookup, lattice, fit, centres, pos, stock) {
+                if join(lookup, lattice, fit, centres, pos, drift, stock) {
                     frontier.push_back(pos);
                 }
             }
@@ -273,7 +283,7 @@ pub(crate) fn grow_to_seeds(
         };
         tried.insert(pos);
         let stock = typical_stock(centres);
-        if join(lookup, lattice, fit, centres, pos, stock) {
+        if join(lookup, lattice, fit, centres, pos, [0.0; 2], stock) {
             grow_centres_from(lookup, lattice, fit, centres, vec![pos], max_squares);
         }
     }
@@ -287,16 +297,18 @@ fn join(
     fit: &mut Fit,
     centres: &mut BTreeMap<LatticePos, CentreLook>,
     pos: LatticePos,
+    drift: [f32; 2],
     stock: Option<[f32; 3]>,
 ) -> bool {
     // Every square is settled before it is judged: at the far side of the board the lattice
     // may still be off by a third of a square, its symbol off-centre.
-    let Some((at, p)) = settle(lookup, lattice, pos) else {
+    let Some((at, p)) = settle_near(lookup, lattice, pos, drift) else {
         return false;
     };
-    let Some(look) = centre_at(lookup, lattice, at, stock) else {
+    let Some(mut look) = centre_at(lookup, lattice, at, stock) else {
         return false;
     };
+    look.settled = Some(p);
     fit.0.push([pos.col as f32, pos.row as f32]);
     fit.1.push(p);
     if let Some(l) = fit_homography(&fit.0, &fit.1)
@@ -317,6 +329,17 @@ pub(crate) fn settle(
     lookup: &Lookup,
     lattice: &BoardLattice,
     pos: LatticePos,
+) -> Option<([f32; 2], [f32; 2])> {
+    settle_near(lookup, lattice, pos, [0.0; 2])
+}
+
+/// [`settle`], the search about `pos` shifted by `drift` (in squares, each way at most a
+/// third of a square).
+pub(crate) fn settle_near(
+    lookup: &Lookup,
+    lattice: &BoardLattice,
+    pos: LatticePos,
+    drift: [f32; 2],
 ) -> Option<([f32; 2], [f32; 2])> {
     let (c, r) = (pos.col as f32, pos.row as f32);
     // Band samples, in square units about the centre.
@@ -339,7 +362,11 @@ pub(crate) fn settle(
             })
             .sum()
     };
-    let mut best = (0.0f32, 0.0f32);
+    const MAX_DRIFT: f32 = 0.34;
+    let mut best = (
+        drift[0].clamp(-MAX_DRIFT, MAX_DRIFT),
+        drift[1].clamp(-MAX_DRIFT, MAX_DRIFT),
+    );
     // Coarse to fine: shifts up to 0.21 of a square in steps of 0.07 (the band's bright
     // plateau is wider), then about the best in steps of 0.02 and 0.01: a quarter in all.
     for (step, reach) in [(0.07f32, 3i32), (0.02, 2), (0.01, 1)] {

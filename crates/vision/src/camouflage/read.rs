@@ -18,7 +18,7 @@ use thiserror::Error;
 
 use super::lattice::{
     centre_at, centre_seen_before_at, fit_seeds, framed_by_patterns, grow_centres, grow_to_seeds,
-    settle, typical_ink, typical_stock, BoardLattice, Fit,
+    settle, settle_near, typical_ink, typical_stock, BoardLattice, Fit,
 };
 use super::seeds::{find_seeds, find_symbols_sized, CentreLook, Seed, SYMBOL_SIDE};
 use crate::camera::Camera;
@@ -275,12 +275,13 @@ pub fn reread_camouflage(
     let mut centres: BTreeMap<LatticePos, CentreLook> = BTreeMap::new();
     let seen_before: BTreeSet<LatticePos> = seen.iter().copied().collect();
     for pos in seen {
-        let Some((at, _)) = settle(&lookup, &lattice, pos) else {
+        let Some((at, px)) = settle(&lookup, &lattice, pos) else {
             return Ok(None);
         };
-        let Some(look) = centre_seen_before_at(&lookup, &lattice, at) else {
+        let Some(mut look) = centre_seen_before_at(&lookup, &lattice, at) else {
             return Ok(None);
         };
+        look.settled = Some(px);
         // The settled square's corners pin the lattice as a seed's quad does.
         for [dx, dy] in UNIT_SQUARE.map(|[x, y]| [x - 0.5, y - 0.5]) {
             let Some(px) = lattice.to_photo([at[0] + dx, at[1] + dy]) else {
@@ -589,7 +590,14 @@ fn board_reading(
     drop_touching_centres(&mut centres);
 
     let before_upright = *lattice;
-    let (lattice, centres) = upright(lattice, centres).ok_or(CamouflageReadError::NoCentres)?;
+    let (lattice, mut centres) = upright(lattice, centres).ok_or(CamouflageReadError::NoCentres)?;
+    let drifts: BTreeMap<LatticePos, [f32; 2]> = centres
+        .iter()
+        .map(|(&p, look)| (p, drift(lookup, &lattice, p, look.settled)))
+        .collect();
+    for (p, look) in centres.iter_mut() {
+        look.drift = shared_drift(&drifts, *p);
+    }
     // The same squares on the upright lattice.
     let seen_before: BTreeSet<LatticePos> = seen_before
         .iter()
@@ -874,9 +882,9 @@ fn stray_symbols(
             };
             let at = LatticePos::new(r.round() as i32, c.round() as i32);
             let near = centres.keys().any(|p| p.squares_from(at) <= 2);
-            let on = centres
-                .keys()
-                .any(|p| (p.col as f32 - c).hypot(p.row as f32 - r) < 0.35);
+            let on = centres.iter().any(|(p, look)| {
+                (p.col as f32 + look.drift[0] - c).hypot(p.row as f32 + look.drift[1] - r) < 0.35
+            });
             if !near || on {
                 return false;
             }
@@ -949,7 +957,8 @@ fn square_colour(
     centres: &BTreeMap<LatticePos, CentreLook>,
 ) -> Option<[f32; 3]> {
     const N: usize = 8;
-    let h = lattice.square(pos);
+    let [dc, dr] = local_drift(centres, pos);
+    let h = lattice.square_at([pos.col as f32 + dc, pos.row as f32 + dr]);
     let mut sum = [0.0f32; 3];
     for i in 0..N {
         for j in 0..N {
@@ -979,6 +988,77 @@ fn square_colour(
     Some(std::array::from_fn(|c| {
         sum[c] / n / white[c].max(1e-3) * STOCK_LINEAR
     }))
+}
+
+/// Below this (in squares) a centre's drift is the settling's noise, not the pile's.
+const MIN_DRIFT: f32 = 0.15;
+
+/// How far the centre square `pos` lies off `lattice` (`[col, row]`, in squares): where it
+/// `settled` while the board was grown, else where it settles now (followed a second time
+/// where the first search ends far out); zero where that is under [`MIN_DRIFT`].
+fn drift(
+    lookup: &Lookup,
+    lattice: &BoardLattice,
+    pos: LatticePos,
+    settled: Option<[f32; 2]>,
+) -> [f32; 2] {
+    let off = |at: [f32; 2]| [at[0] - pos.col as f32, at[1] - pos.row as f32];
+    let small = |d: [f32; 2]| d[0].hypot(d[1]) < MIN_DRIFT;
+    let measured = match settled.and_then(|px| lattice.to_lattice(px)) {
+        Some(at) => off(at),
+        None => {
+            let Some((at, _)) = settle(lookup, lattice, pos) else {
+                return [0.0; 2];
+            };
+            let first = off(at);
+            if small(first) {
+                first
+            } else {
+                settle_near(lookup, lattice, pos, first).map_or(first, |(at, _)| off(at))
+            }
+        }
+    };
+    if small(measured) {
+        [0.0; 2]
+    } else {
+        measured
+    }
+}
+
+/// The drift of the centre at `pos` where a card it overlaps (a centre within two squares)
+/// drifts the same way, by at least half as much: a pile bends or rises smoothly, and a lens
+/// bows its whole side. Zero for a centre drifting alone: a mark on the table passing for
+/// one settles anywhere, and its squares read on its own drift could pass for a card's.
+pub(super) fn shared_drift(drifts: &BTreeMap<LatticePos, [f32; 2]>, pos: LatticePos) -> [f32; 2] {
+    let own = drifts[&pos];
+    let size = own[0].hypot(own[1]);
+    let shared = size > 0.0
+        && drifts.iter().any(|(p, d)| {
+            *p != pos
+                && p.squares_from(pos) <= 2
+                && (d[0] * own[0] + d[1] * own[1]) / size >= 0.5 * size
+        });
+    if shared {
+        own
+    } else {
+        [0.0; 2]
+    }
+}
+
+/// How far square `pos` lies off the lattice: the mean drift of the centres of the cards
+/// whose blocks hold it (none: on it).
+fn local_drift(centres: &BTreeMap<LatticePos, CentreLook>, pos: LatticePos) -> [f32; 2] {
+    let (sum, n) = centres
+        .iter()
+        .filter(|(p, _)| (p.row - pos.row).abs() <= 1 && (p.col - pos.col).abs() <= 1)
+        .fold(([0.0f32; 2], 0.0f32), |(s, n), (_, c)| {
+            ([s[0] + c.drift[0], s[1] + c.drift[1]], n + 1.0)
+        });
+    if n == 0.0 {
+        [0.0; 2]
+    } else {
+        [sum[0] / n, sum[1] / n]
+    }
 }
 
 /// The least confidence of a square's pattern that is told: twice as likely as every other

@@ -660,6 +660,12 @@ pub(crate) struct CentreLook {
     /// The ink map of the middle, [`SYMBOL_SIDE`]² values in 0..1, row-major in the lattice
     /// frame.
     pub symbol: [f32; SYMBOL_CELLS],
+    /// Where the square's middle settled in the photo ([`super::lattice::settle`]), once it
+    /// has been.
+    pub settled: Option<[f32; 2]>,
+    /// How far (in squares, `[col, row]`) the square lies off the board's lattice, where the
+    /// reading measured it: a pile is no flat lattice (cards lie on others, a little askew).
+    pub drift: [f32; 2],
 }
 
 /// Side of a symbol's ink map.
@@ -802,6 +808,8 @@ impl CentreLook {
             ring_dark,
             ink,
             symbol,
+            settled: None,
+            drift: [0.0; 2],
         })
     }
 

@@ -767,6 +767,8 @@ fn centre_look(depth: f32) -> super::seeds::CentreLook {
         ink_tint: 0.0,
         ink_chroma: [0.0, 0.0],
         symbol,
+        settled: None,
+        drift: [0.0; 2],
     }
 }
 
@@ -1296,4 +1298,53 @@ fn a_centre_seen_before_is_found_with_its_symbol_washed_out() {
     let again = followed(&set, &glared, &before).expect("the board is where it was");
     assert_eq!(again.centres.len(), before.centres.len());
     assert_eq!(again.picture, before.picture);
+}
+
+/// A pile is no flat lattice: cards lie on others, each a card's thickness higher, so seen at
+/// an angle the cards laid last lie off the lattice the first ones fit, by a third of a
+/// square and more for cards a twentieth of a square thick. Their centres are found from the
+/// cards beside them that lie off it the same way. (Without following that drift, 3 centres
+/// of these boards were missed; 2 still are.)
+#[test]
+fn cards_lying_off_the_lattice_together_are_found() {
+    let set = set();
+    let mut total = Comparison::default();
+    for seed in 5u64..=10 {
+        let board = random_board(&set, SideIdx(0), false, DeckIdx(1), 16, seed).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut spec =
+            CamouflageSceneSpec::random(&set, &board, &mut rng, (960, 720), Degradation::Clean)
+                .unwrap();
+        spec.material.thickness = 0.05;
+        let (img, truth) = photo(&set, &spec);
+        let got = compare(&read(&img, &set).unwrap(), &truth);
+        total.centres_missed += got.centres_missed;
+        total.centres_extra += got.centres_extra;
+        total.wrong += got.wrong;
+    }
+    assert!(total.centres_missed <= 2, "{total:?}");
+    assert_eq!(total.centres_extra, 0, "{total:?}");
+    assert!(total.wrong <= 1, "{total:?}");
+}
+
+#[test]
+fn a_centre_drifting_alone_keeps_to_the_lattice() {
+    let drifts: BTreeMap<LatticePos, [f32; 2]> = [
+        ((0, 0), [0.0, 0.0]),
+        ((0, 2), [0.0, 0.3]),
+        ((1, 4), [0.05, 0.25]),
+        ((6, 6), [0.3, 0.0]),
+        ((6, 8), [0.0, 0.3]),
+    ]
+    .into_iter()
+    .map(|((r, c), d)| (LatticePos::new(r, c), d))
+    .collect();
+    let at = |r, c| super::read::shared_drift(&drifts, LatticePos::new(r, c));
+    // Two overlapping cards drifting the same way.
+    assert_eq!(at(0, 2), [0.0, 0.3]);
+    assert_eq!(at(1, 4), [0.05, 0.25]);
+    // Alone, or beside one drifting another way.
+    assert_eq!(at(6, 6), [0.0, 0.0]);
+    assert_eq!(at(6, 8), [0.0, 0.0]);
+    assert_eq!(at(0, 0), [0.0, 0.0]);
 }
