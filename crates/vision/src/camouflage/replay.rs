@@ -250,6 +250,9 @@ pub struct Tracker<'a> {
     /// The last photo each square was read as the table says it is, and whether the table
     /// had no card there.
     confirmed: HashMap<LatticePos, (usize, bool)>,
+    /// The last photo each square was read as bare table, the table having no card there: a
+    /// card does not leave, so no card was there in any photo before.
+    last_bare: HashMap<LatticePos, usize>,
     /// Doubts from ghosts: a hand over the card being laid looks the same as a card whose
     /// centre was missed. They stand unless later photos read the card's squares as its
     /// face and the squares beside it as bare table.
@@ -378,6 +381,7 @@ impl<'a> Tracker<'a> {
             unsure_contacts: Vec::new(),
             ghosts: BTreeMap::new(),
             confirmed: HashMap::new(),
+            last_bare: HashMap::new(),
             pending: Vec::new(),
             faces,
             alike_colours: alike_colours(set.side(side)),
@@ -496,12 +500,15 @@ impl<'a> Tracker<'a> {
         for d in &self.pending {
             // Beside the card, only bare table clears a square: a card whose centre was
             // missed stays there, or is covered and never seen as table again. Bare table in
-            // the photo the card was laid in clears it too: a card does not leave, so what
-            // showed there before was over the table (a hand).
+            // the photo the card was laid in or any later one clears it, though later cards
+            // cover it: a card does not leave, so what showed there before was over the
+            // table (a hand).
             let cleared = d.squares.iter().all(|q| {
-                self.confirmed.get(q).is_some_and(|&(f, bare)| {
-                    (f > d.frame && (bare || q.within_one(d.centre))) || (f == d.frame && bare)
-                })
+                self.last_bare.get(q).is_some_and(|&f| f >= d.frame)
+                    || self
+                        .confirmed
+                        .get(q)
+                        .is_some_and(|&(f, _)| f > d.frame && q.within_one(d.centre))
             });
             if !cleared {
                 doubts.push(d.text.clone());
@@ -1139,6 +1146,9 @@ impl<'a> Tracker<'a> {
             }
             if seen == top.at(p) {
                 self.confirmed.insert(p, (frame, seen == TABLE));
+                if seen == TABLE {
+                    self.last_bare.insert(p, frame);
+                }
             }
         }
     }

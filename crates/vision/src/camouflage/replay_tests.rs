@@ -756,3 +756,65 @@ fn a_card_with_two_squares_unread_is_named_when_one_face_fits_the_rest() {
     // 13 of the 19 when written: the rest fit another face as well.
     assert!(named >= 10, "{named} of 19");
 }
+
+#[test]
+fn a_square_like_a_card_beside_a_card_is_cleared_by_a_later_photo_of_table_there_though_covered_after(
+) {
+    // A square two or three from a card's centre, table when that card is laid, covered by
+    // the end of the game.
+    let (set, truth, tables, i, ghost) = (0..50)
+        .find_map(|seed| {
+            let (set, truth, tables) = game(seed);
+            let last = tables.last()?.clone();
+            let covered = |p: LatticePos| last.top(p).is_some();
+            (1..tables.len().saturating_sub(3)).find_map(|i| {
+                let centre = tables[i].placed().last()?.placement.centre;
+                let centres: Vec<LatticePos> = tables[i]
+                    .placed()
+                    .iter()
+                    .map(|p| p.placement.centre)
+                    .collect();
+                let ghost = (-3..=3)
+                    .flat_map(|dr| (-3..=3).map(move |dc| centre.offset(dr, dc)))
+                    .find(|&q| {
+                        !q.within_one(centre)
+                            && tables[i].top(q).is_none()
+                            && covered(q)
+                            && !centres.iter().any(|c| c.squares_from(q) <= 2)
+                    })?;
+                Some((set.clone(), truth.clone(), tables.clone(), i, ghost))
+            })
+        })
+        .expect("a game with a square beside a card covered later");
+    let mut tracker = Tracker::new(&set, SideIdx(0), PlacementRules::GAME);
+    for t in &tables[..i] {
+        tracker.observe(&as_read(t, 0));
+    }
+    // The photo the card is laid in, the hand that laid it still over the square beside it.
+    let (tl, _) = tables[i].picture().unwrap();
+    let g = LatticePos::new(ghost.row - tl.row + 1, ghost.col - tl.col + 1);
+    let mut hand = as_read(&tables[i], 0);
+    let skin = SquareReading {
+        row: g.row,
+        col: g.col,
+        kind: SquareKind::Pattern(tablejudge_rules::Key::new('z').unwrap()),
+        srgb: tablejudge_rules::Srgb::new(200, 150, 120),
+        confidence: 1.0,
+    };
+    match hand
+        .squares
+        .iter_mut()
+        .find(|s| (s.row, s.col) == (g.row, g.col))
+    {
+        Some(s) => *s = skin,
+        None => hand.beyond.push(skin),
+    }
+    tracker.observe(&hand);
+    // The next photo shows bare table there; later cards cover it.
+    for t in &tables[i..] {
+        tracker.observe(&as_read(t, 0));
+    }
+    let replay = tracker.finish();
+    assert_eq!(replay.cards.len(), truth.placed().len());
+    assert!(replay.doubts.is_empty(), "{:?}", replay.doubts);
+}
