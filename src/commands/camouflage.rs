@@ -305,29 +305,12 @@ fn group_letter(g: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use tablejudge_vision::camouflage::BoardLattice;
-
     use super::*;
 
     #[test]
     fn a_reading_through_a_lens_is_drawn_where_the_photo_shows_it() {
         // Lattice point (-0.5, -0.5), the block's corner, lies at pixel (90, 90) undistorted.
-        let lattice = BoardLattice::new([[20.0, 0.0, 100.0], [0.0, 20.0, 100.0], [0.0, 0.0, 1.0]])
-            .expect("not singular");
-        let reading = CamouflageReading {
-            side: None,
-            rows: 0,
-            cols: 0,
-            corners: [[0.0; 2]; 4],
-            picture: Vec::new(),
-            squares: Vec::new(),
-            beyond: Vec::new(),
-            table_ring: Vec::new(),
-            misfits: Vec::new(),
-            centres: Vec::new(),
-            stray_symbols: Vec::new(),
-            lattice: Some(lattice),
-        };
+        let reading = crate::commands::replay::tests::reading(&[], &[]);
         let lens = Camera {
             fx: 200.0,
             fy: 200.0,

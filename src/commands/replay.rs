@@ -710,14 +710,14 @@ fn annotate_series(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use tablejudge_vision::camouflage::BoardLattice;
 
     use super::*;
 
     /// A reading with centres at `centres` (row, col) and `misfits` among them, on a lattice
-    /// of squares 20 pixels wide.
-    fn reading(centres: &[(i32, i32)], misfits: &[(i32, i32)]) -> CamouflageReading {
+    /// of squares 20 pixels wide whose square (0, 0) lies at pixel (100, 100).
+    pub(crate) fn reading(centres: &[(i32, i32)], misfits: &[(i32, i32)]) -> CamouflageReading {
         let lattice = BoardLattice::new([[20.0, 0.0, 100.0], [0.0, 20.0, 100.0], [0.0, 0.0, 1.0]])
             .expect("not singular");
         CamouflageReading {
