@@ -1030,7 +1030,9 @@ fn drift(
 /// bows its whole side. Zero for a centre drifting alone: a mark on the table passing for
 /// one settles anywhere, and its squares read on its own drift could pass for a card's.
 pub(super) fn shared_drift(drifts: &BTreeMap<LatticePos, [f32; 2]>, pos: LatticePos) -> [f32; 2] {
-    let own = drifts[&pos];
+    let Some(&own) = drifts.get(&pos) else {
+        return [0.0; 2];
+    };
     let size = own[0].hypot(own[1]);
     let shared = size > 0.0
         && drifts.iter().any(|(p, d)| {
