@@ -545,12 +545,22 @@ impl<'a> Tracker<'a> {
                         list(unexplained)
                     ));
                 }
+                // A square the photos before read as its top card shows, once that card
+                // was laid, is that card's: cards do not change, so the last photo misread it.
+                let vouched = |q: &LatticePos| {
+                    let laid = self.board.top(*q).and_then(|(k, _)| self.cards.get(k));
+                    laid.is_some_and(|card| {
+                        self.confirmed.get(q).is_some_and(|&(f, _)| f >= card.frame)
+                    })
+                };
+                let misread: Vec<LatticePos> =
+                    misread.iter().copied().filter(|q| !vouched(q)).collect();
                 if !misread.is_empty() {
                     doubts.push(format!(
                         "in the last photo {} square{} differ from the cards laid, at {}",
                         misread.len(),
                         if misread.len() == 1 { "" } else { "s" },
-                        list(misread)
+                        list(&misread)
                     ));
                 }
             }

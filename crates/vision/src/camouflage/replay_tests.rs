@@ -818,3 +818,49 @@ fn a_square_like_a_card_beside_a_card_is_cleared_by_a_later_photo_of_table_there
     assert_eq!(replay.cards.len(), truth.placed().len());
     assert!(replay.doubts.is_empty(), "{:?}", replay.doubts);
 }
+
+#[test]
+fn a_square_the_last_photo_misreads_on_a_card_seen_before_leaves_no_doubt() {
+    let (set, truth, tables) = game(5);
+    let last = tables.len() - 1;
+    let mut tracker = Tracker::new(&set, SideIdx(0), PlacementRules::GAME);
+    for t in &tables[..last] {
+        tracker.observe(&as_read(t, 0));
+    }
+    // A pattern square of the starting board, seen in every photo since, read as another
+    // pattern in the last photo (glare, say).
+    let final_table = &tables[last];
+    let (tl, _) = final_table.picture().unwrap();
+    let start = final_table.placed()[0].placement.centre;
+    let square = [
+        (0, 1),
+        (1, 0),
+        (0, -1),
+        (-1, 0),
+        (1, 1),
+        (-1, -1),
+        (1, -1),
+        (-1, 1),
+    ]
+    .into_iter()
+    .map(|(dr, dc)| start.offset(dr, dc))
+    .find(|&q| final_table.top(q).is_some_and(|(k, _)| k == 0))
+    .expect("a square of the first card still on top");
+    let shown = final_table.top(square).unwrap().1.char();
+    let other = ['g', 'z', 'l', 't']
+        .into_iter()
+        .find(|&c| c != shown)
+        .unwrap();
+    let mut glare = as_read(final_table, 0);
+    let at = (square.row - tl.row + 1, square.col - tl.col + 1);
+    let read = glare
+        .squares
+        .iter_mut()
+        .find(|s| (s.row, s.col) == at)
+        .expect("the square in the reading");
+    read.kind = SquareKind::Pattern(tablejudge_rules::Key::new(other).unwrap());
+    tracker.observe(&glare);
+    let replay = tracker.finish();
+    assert_eq!(replay.cards.len(), truth.placed().len());
+    assert!(replay.doubts.is_empty(), "{:?}", replay.doubts);
+}
