@@ -59,9 +59,6 @@ pub struct ReplayRun {
     pub history: Result<History, String>,
     /// The scored game, or why the cards found do not make one.
     pub report: Result<GameReport, String>,
-    /// The lens calibration the photos were read through: the readings' positions are
-    /// undistorted through it.
-    pub lens: Option<Camera>,
 }
 
 /// How the photos of a folder are put in order.
@@ -391,7 +388,6 @@ pub fn replay_series(
         replay,
         history,
         report,
-        lens: camera.copied(),
     }
 }
 
@@ -479,7 +475,7 @@ pub fn replay(args: CamouflageReplay<'_>) -> Result<Outcome> {
     };
 
     if let Some(dir) = args.annotate {
-        annotate_series(&photos, &run, &placements, dir)?;
+        annotate_series(&photos, &run, &placements, camera.as_ref(), dir)?;
     }
     let source = args.source.display().to_string();
     if args.output.json {
@@ -646,11 +642,13 @@ pub fn verdict(faults: &[Fault]) -> String {
     words.join("; ")
 }
 
-/// An annotated copy of every photo, its banner saying what the replay made of it.
+/// An annotated copy of every photo, its banner saying what the replay made of it; `camera`
+/// is the lens calibration the photos were read through.
 fn annotate_series(
     photos: &[SeriesPhoto],
     run: &ReplayRun,
     placements: &[PlacementJson],
+    camera: Option<&Camera>,
     dir: &Path,
 ) -> Result<()> {
     for (i, photo) in photos.iter().enumerate() {
@@ -701,7 +699,7 @@ fn annotate_series(
                 .unwrap_or_else(|| format!("photo_{i}"))
         ));
         let img = match &run.readings[i] {
-            Ok(reading) => annotated(image, reading, run.lens.as_ref(), &banner, mark),
+            Ok(reading) => annotated(image, reading, camera, &banner, mark),
             Err(_) => crate::annotate::annotate(image, &[], &banner, mark),
         };
         save_image(&img, &out)?;

@@ -1052,7 +1052,7 @@ pub(super) fn shared_drift(drifts: &BTreeMap<LatticePos, [f32; 2]>, pos: Lattice
 fn local_drift(centres: &BTreeMap<LatticePos, CentreLook>, pos: LatticePos) -> [f32; 2] {
     let (sum, n) = centres
         .iter()
-        .filter(|(p, _)| (p.row - pos.row).abs() <= 1 && (p.col - pos.col).abs() <= 1)
+        .filter(|(p, _)| p.within_one(pos))
         .fold(([0.0f32; 2], 0.0f32), |(s, n), (_, c)| {
             ([s[0] + c.drift[0], s[1] + c.drift[1]], n + 1.0)
         });
