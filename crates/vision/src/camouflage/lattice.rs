@@ -357,8 +357,7 @@ pub(crate) fn settle_near(
         band.iter()
             .filter_map(|&[x, y]| {
                 let p = lattice.to_photo([c + dx + x, r + dy + y])?;
-                let v = lookup.rgb(p)?;
-                Some(v[0] + v[1] + v[2])
+                lookup.brightness(p)
             })
             .sum()
     };
