@@ -242,7 +242,8 @@ fn grow_centres_from(
         for dr in -2..=2 {
             for dc in -2..=2 {
                 let pos = at.offset(dr, dc);
-                if tried.len() >= max_squares || !tried.insert(pos) {
+                // A card centred beside a centre in view would cover it: no centre there.
+                if tried.len() >= max_squares || pos.within_one(at) || !tried.insert(pos) {
                     continue;
                 }
                 if join(lookup, lattice, fit, centres, pos, drift, stock) {
