@@ -365,6 +365,35 @@ fn camouflage_replay_finds_every_card_of_a_photo_series_and_scores_the_game() {
 }
 
 #[test]
+fn camouflage_replay_skips_a_file_that_is_no_photo_in_its_place_and_replays_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let (game, series) = rendered_game(dir.path(), "3", "2", "0");
+    let set = root().join("models/camouflage/reference.json");
+    // Sorted between the fifth and sixth photos; the photos are decoded in parallel.
+    std::fs::write(game.join("frame_0004b.jpg"), b"not a photo").unwrap();
+    let run = replay(path_str(&game), &set, "cover", &["--json"]);
+    assert_exit!(run, 0);
+    let out = run.json();
+    assert_eq!(out["status"], "legal");
+    let photos = out["photos"].as_array().unwrap();
+    let files: Vec<&str> = photos.iter().map(|p| p["file"].as_str().unwrap()).collect();
+    let bad = files.iter().position(|&f| f == "frame_0004b.jpg").unwrap();
+    assert_eq!(
+        (files[bad - 1], files[bad + 1]),
+        ("frame_0004.jpg", "frame_0005.jpg")
+    );
+    assert_eq!(photos[bad]["status"], "skipped");
+    let reason = photos[bad]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("frame_0004b.jpg") && reason.contains("JPEG or PNG"),
+        "{reason}"
+    );
+    // Every card still found, in order.
+    let plays = series["history"]["plays"].as_array().unwrap().len();
+    assert_eq!(out["placements"].as_array().unwrap().len(), 3 + plays);
+}
+
+#[test]
 fn camouflage_replay_judges_the_cards_laid_against_the_rules_illegal() {
     use tablejudge_rules::camouflage::{score, CamouflageSet, Fault, GameRules, History, Mode};
     let dir = tempfile::tempdir().unwrap();

@@ -18,13 +18,12 @@ use tablejudge_rules::{Pos, Turn};
 use super::print_json;
 use super::render::{camouflage_game, camouflage_side, RenderCamouflage, GAME_VIDEO};
 use super::replay::{
-    replay_series, series_photos, settled_frames, PhotoOrder, ReplayRun, SeriesPhoto,
+    load_series, replay_series, series_photos, settled_frames, PhotoOrder, ReplayRun,
 };
 use super::replay_locations::{breaks_a_rule, replay_locations, LocationsRun};
 use crate::cli::{DegradationArg, Output};
 use crate::input::load_camouflage_set;
 use crate::outcome::{BadInput, Outcome};
-use crate::photo::load_photo;
 
 /// How long the table must be still in a video before a frame is read (the replay's
 /// default).
@@ -153,23 +152,16 @@ pub fn camouflage(args: EvalCamouflage<'_>) -> Result<Outcome> {
     let mut results = Vec::with_capacity(args.n);
     for i in 0..args.n {
         let game = camouflage_game(&set, side, &render, args.players, i, &mut rng)?;
-        // A video is watched for settled frames as part of the replay; photos are loaded
-        // before the clock starts, as a camera would have them ready.
+        // The clock runs from the files: a video is watched for settled frames, photos are
+        // decoded, as part of the replay.
         let mut watch = None;
-        let (photos, started) = if args.video {
-            let started = Instant::now();
+        let started = Instant::now();
+        let photos = if args.video {
             let (photos, w) = settled_frames(&game.dir.join(GAME_VIDEO), SETTLE_S)?;
             watch = Some(w);
-            (photos, started)
+            photos
         } else {
-            let photos: Vec<SeriesPhoto> = series_photos(&game.dir, PhotoOrder::Name)?
-                .iter()
-                .map(|p| SeriesPhoto {
-                    name: p.display().to_string(),
-                    image: load_photo(p).map_err(|e| e.to_string()),
-                })
-                .collect();
-            (photos, Instant::now())
+            load_series(&series_photos(&game.dir, PhotoOrder::Name)?)
         };
         let judge = |replayed: &Replayed<'_>, replay_s: f64| {
             compare(

@@ -51,6 +51,21 @@ pub struct SeriesPhoto {
     pub image: Result<RgbImage, String>,
 }
 
+/// The photos of a series, decoded in parallel; each named by its file name. A photo that
+/// cannot be read keeps its place, with the reason.
+pub fn load_series(paths: &[PathBuf]) -> Vec<SeriesPhoto> {
+    paths
+        .par_iter()
+        .map(|p| SeriesPhoto {
+            name: p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            image: load_photo(p).map_err(|e| e.to_string()),
+        })
+        .collect()
+}
+
 /// A replayed series: what was read and what the tracker made of it, scored.
 pub struct ReplayRun {
     pub names: Vec<String>,
@@ -443,17 +458,7 @@ pub fn replay(args: CamouflageReplay<'_>) -> Result<Outcome> {
         let (photos, watch) = settled_frames(args.source, args.settle_s)?;
         (photos, Some(watch))
     } else {
-        let photos = series_photos(args.source, args.order)?
-            .iter()
-            .map(|p| SeriesPhoto {
-                name: p
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-                image: load_photo(p).map_err(|e| e.to_string()),
-            })
-            .collect();
-        (photos, None)
+        (load_series(&series_photos(args.source, args.order)?), None)
     };
     if args.rules.mode == Mode::NotMyStack {
         return super::replay_locations::replay(&args, &set, side, camera.as_ref(), &photos, watch);
