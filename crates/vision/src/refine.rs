@@ -107,9 +107,7 @@ impl<'a> Lookup<'a> {
             top * (1.0 - fy) + bot * fy
         }))
     }
-}
 
-impl Lookup<'_> {
     /// The bilinear R + G + B at ideal point `p`, as the sum of [`Lookup::rgb`]'s channels
     /// (equal but for rounding) at a third of its cost; `None` outside the photo.
     pub fn brightness(&self, p: [f32; 2]) -> Option<f32> {

@@ -247,9 +247,8 @@ pub struct Tracker<'a> {
     /// Squares seen as card where the table has none, and what they showed (see
     /// [`Tracker::note_ghosts`]).
     ghosts: BTreeMap<LatticePos, char>,
-    /// The last photo each square was read as the table says it is, and whether the table
-    /// had no card there.
-    confirmed: HashMap<LatticePos, (usize, bool)>,
+    /// The last photo each square was read as the table says it is.
+    confirmed: HashMap<LatticePos, usize>,
     /// The last photo each square was read as bare table, the table having no card there: a
     /// card does not leave, so no card was there in any photo before.
     last_bare: HashMap<LatticePos, usize>,
@@ -508,7 +507,7 @@ impl<'a> Tracker<'a> {
                     || self
                         .confirmed
                         .get(q)
-                        .is_some_and(|&(f, _)| f > d.frame && q.within_one(d.centre))
+                        .is_some_and(|&f| f > d.frame && q.within_one(d.centre))
             });
             if !cleared {
                 doubts.push(d.text.clone());
@@ -549,9 +548,7 @@ impl<'a> Tracker<'a> {
                 // was laid, is that card's: cards do not change, so the last photo misread it.
                 let vouched = |q: &LatticePos| {
                     let laid = self.board.top(*q).and_then(|(k, _)| self.cards.get(k));
-                    laid.is_some_and(|card| {
-                        self.confirmed.get(q).is_some_and(|&(f, _)| f >= card.frame)
-                    })
+                    laid.is_some_and(|card| self.confirmed.get(q).is_some_and(|&f| f >= card.frame))
                 };
                 let misread: Vec<LatticePos> =
                     misread.iter().copied().filter(|q| !vouched(q)).collect();
@@ -1155,7 +1152,7 @@ impl<'a> Tracker<'a> {
                 self.ghosts.remove(&p);
             }
             if seen == top.at(p) {
-                self.confirmed.insert(p, (frame, seen == TABLE));
+                self.confirmed.insert(p, frame);
                 if seen == TABLE {
                     self.last_bare.insert(p, frame);
                 }
