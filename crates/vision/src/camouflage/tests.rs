@@ -651,6 +651,73 @@ fn a_symbol_blurred_grey_is_a_centre_and_a_light_speckle_is_not() {
     assert!(!grain.is_centre(None), "{grain:?}");
 }
 
+/// A centre's square settles where its stock is, not onto a light pattern beside it: the
+/// lattice drawn a quarter of a square off towards a zebra's light speckled square, or a
+/// fifth away from it, settles onto the centre.
+#[test]
+fn a_centre_beside_a_light_pattern_settles_on_its_own_stock() {
+    let side = 26.0f32;
+    let mut image = image::RgbImage::from_pixel(160, 160, image::Rgb([120, 90, 60]));
+    let origin = [80.0f32, 80.0];
+    let (u, v) = ([side, 0.0], [0.0, side]);
+    let patterns = [
+        [200, 110, 40],
+        [110, 140, 50],
+        [40, 120, 150],
+        [215, 170, 60],
+        [230, 130, 30],
+        [110, 140, 50],
+        [200, 110, 40],
+    ];
+    let mut k = 0;
+    for row in -1..=1 {
+        for col in -1..=1 {
+            let colour = match (row, col) {
+                (0, 0) => [236, 234, 228],
+                // The zebra: lighter stock than the centre's (another print, a brighter light).
+                (0, 1) => [252, 250, 244],
+                _ => {
+                    k += 1;
+                    patterns[k - 1]
+                }
+            };
+            fill_square(
+                &mut image,
+                origin,
+                [u, v],
+                [col as f32, row as f32],
+                1.0,
+                image::Rgb(colour),
+            );
+        }
+    }
+    // The zebra's dark speckle, and the centre's symbol.
+    for y in 68..93u32 {
+        for x in 94..119u32 {
+            if (x * 7 + y * 13) % 23 == 0 {
+                image.put_pixel(x, y, image::Rgb([60, 55, 50]));
+            }
+        }
+    }
+    imageproc::drawing::draw_filled_circle_mut(&mut image, (80, 80), 5, image::Rgb([25, 20, 25]));
+    let image = imageproc::filter::gaussian_blur_f32(&image, 1.0);
+    let lookup = crate::refine::Lookup::new(&image, None);
+    for off in [0.25f32, -0.2] {
+        let o = origin[0] - side * off;
+        let h = [
+            [f64::from(side), 0.0, f64::from(o)],
+            [0.0, f64::from(side), f64::from(origin[1])],
+            [0.0, 0.0, 1.0],
+        ];
+        let lattice = super::lattice::BoardLattice::new(h).unwrap();
+        let (at, px) = super::lattice::settle(&lookup, &lattice, LatticePos::new(0, 0)).unwrap();
+        assert!(
+            crate::geom::dist(px, origin) < 0.08 * side,
+            "from {off} of a square off, settled at {at:?} = {px:?}, not {origin:?}"
+        );
+    }
+}
+
 /// Black ink under a warm lamp, on stock the exposure clipped to white, carries the lamp's
 /// cast: it is a centre's symbol. On stock that shows the light (not clipped) the same
 /// colour is a brown mark, and a red mark is no symbol on either.
