@@ -244,9 +244,11 @@ pub struct Tracker<'a> {
     unsure_top: HashSet<LatticePos>,
     /// Cards laid on such squares: which cards they touch is not known.
     unsure_contacts: Vec<usize>,
-    /// Squares seen as card where the table has none, and what they showed (see
-    /// [`Tracker::note_ghosts`]).
-    ghosts: BTreeMap<LatticePos, char>,
+    /// Cards taken back because the next photo did not show them, with the photo that did.
+    withdrawn: Vec<(Placement, usize)>,
+    /// Squares seen as card where the table has none: what they showed, and the first photo
+    /// that showed card there (see [`Tracker::note_ghosts`]).
+    ghosts: BTreeMap<LatticePos, (char, usize)>,
     /// The last photo each square was read as the table says it is.
     confirmed: HashMap<LatticePos, usize>,
     /// The last photo each square was read as bare table, the table having no card there: a
@@ -378,6 +380,7 @@ impl<'a> Tracker<'a> {
             tentative: None,
             unsure_top: HashSet::new(),
             unsure_contacts: Vec::new(),
+            withdrawn: Vec::new(),
             ghosts: BTreeMap::new(),
             confirmed: HashMap::new(),
             last_bare: HashMap::new(),
@@ -430,6 +433,8 @@ impl<'a> Tracker<'a> {
                     match self.explain(reading, frame) {
                         // Only a reading that shows other cards instead takes them back.
                         Ok(o) if o.laid_any() => {
+                            self.withdrawn
+                                .extend(taken.cards.iter().map(|c| (c.placement, c.frame)));
                             self.frames[earlier] = FrameOutcome::Skipped {
                                 reason: format!(
                                     "the cards it seemed to show were not seen in photo {}",
@@ -665,7 +670,7 @@ impl<'a> Tracker<'a> {
             ));
         }
 
-        self.note_orphans(&view);
+        self.note_orphans(&view, frame);
         let view = self.with_lone_misreads_unknown(view, &new);
         let (laid, unexplained) = self.name_and_lay(&view, &new, frame);
         self.note_ghosts(&view, frame);
@@ -1147,7 +1152,8 @@ impl<'a> Tracker<'a> {
         for (&p, &seen) in &view.squares {
             let on_card = seen != TABLE && seen != UNKNOWN;
             if on_card && top.at(p) == TABLE {
-                self.ghosts.insert(p, seen);
+                let since = self.ghosts.get(&p).map_or(frame, |g| g.1);
+                self.ghosts.insert(p, (seen, since));
             } else if seen == TABLE || top.at(p) != TABLE {
                 self.ghosts.remove(&p);
             }
@@ -1162,7 +1168,7 @@ impl<'a> Tracker<'a> {
 
     /// Remembers the squares this reading shows as card with no centre found near them: a
     /// card is there that the reader missed.
-    fn note_orphans(&mut self, view: &View) {
+    fn note_orphans(&mut self, view: &View, frame: usize) {
         let top = TopMap::of(&self.board);
         for (&p, &seen) in &view.squares {
             if seen != TABLE
@@ -1170,7 +1176,8 @@ impl<'a> Tracker<'a> {
                 && top.at(p) == TABLE
                 && !view.centres.iter().any(|&c| c.within_one(p))
             {
-                self.ghosts.insert(p, seen);
+                let since = self.ghosts.get(&p).map_or(frame, |g| g.1);
+                self.ghosts.insert(p, (seen, since));
             }
         }
     }
@@ -1205,7 +1212,7 @@ impl<'a> Tracker<'a> {
                 .into_iter()
                 .enumerate()
                 .filter(|&(k, q)| {
-                    self.ghosts.get(&q).is_some_and(|&g| g != face[k]) && top.at(q) == TABLE
+                    self.ghosts.get(&q).is_some_and(|g| g.0 != face[k]) && top.at(q) == TABLE
                 })
                 .map(|(_, q)| q)
                 // A missed card with a square within 3 of this card's centre may lie under it.
@@ -1234,6 +1241,7 @@ impl<'a> Tracker<'a> {
                     text,
                 });
             }
+            self.doubt_cards_laid_over(&p, &face, frame);
             self.board.place(self.set, p);
             for q in p.squares() {
                 self.unsure_top.remove(&q);
@@ -1247,6 +1255,51 @@ impl<'a> Tracker<'a> {
         }
         self.unsure_top.extend(either_way);
         laid
+    }
+
+    /// Doubts the verdicts of cards laid over `p` before it was found. A square of `p` seen
+    /// showing its face in an earlier photo, its centre missed, or `p` itself seen there in
+    /// a photo the next one did not confirm, was `p` already there: a card laid over it
+    /// since was laid after it, though the replay lays `p` now, on top, and judged that
+    /// card without it (overlapping squares match, so the photos show either way up alike).
+    fn doubt_cards_laid_over(&mut self, p: &Placement, face: &[char; 9], frame: usize) {
+        let Some(since) = p
+            .squares()
+            .iter()
+            .zip(face)
+            .filter_map(|(q, &f)| self.ghosts.get(q).filter(|g| g.0 == f).map(|g| g.1))
+            .chain(
+                self.withdrawn
+                    .iter()
+                    .filter(|(w, _)| w == p)
+                    .map(|&(_, seen)| seen),
+            )
+            .filter(|&since| since < frame)
+            .min()
+        else {
+            return;
+        };
+        let mine: HashSet<LatticePos> = p.squares().into_iter().collect();
+        let over: Vec<&str> = self
+            .cards
+            .iter()
+            .filter(|c| c.frame >= since)
+            .filter(|c| c.placement.squares().iter().any(|q| mine.contains(q)))
+            .map(|c| self.set.card(c.placement.card).id.as_str())
+            .collect();
+        if !over.is_empty() {
+            self.doubts.push(format!(
+                "card {} at {}, found in photo {}, was on the table in photo {} already (a \
+                 photo missed its centre): {}, laid over it since, {} judged without it; \
+                 retake the photos with every card's centre in view and in focus",
+                self.set.card(p.card).id,
+                p.centre,
+                frame + 1,
+                since + 1,
+                over.join(", "),
+                if over.len() == 1 { "was" } else { "were" },
+            ));
+        }
     }
 
     /// Whether laying `order` on the table gives the top squares the reading shows, except

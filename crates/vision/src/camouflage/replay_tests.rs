@@ -864,3 +864,53 @@ fn a_square_the_last_photo_misreads_on_a_card_seen_before_leaves_no_doubt() {
     assert_eq!(replay.cards.len(), truth.placed().len());
     assert!(replay.doubts.is_empty(), "{:?}", replay.doubts);
 }
+
+/// A card laid, then a photo that misses its centre while showing the next card laid over
+/// its squares: the first card is taken back and the next judged without it. When a later
+/// photo shows the first card again, in the same place, it was on the table all along: the
+/// next card's verdict is doubted (overlapping squares match, so the photos cannot show
+/// which lies on top).
+#[test]
+fn a_card_a_photo_missed_under_a_card_laid_since_leaves_that_cards_verdict_in_doubt() {
+    let (set, truth, tables) = game(5);
+    let placed = truth.placed();
+    // A card (after the starting board) and the next, laid over its squares.
+    let j = (4..placed.len() - 1)
+        .find(|&j| {
+            let under: Vec<LatticePos> = placed[j].placement.squares().into_iter().collect();
+            placed[j + 1]
+                .placement
+                .squares()
+                .iter()
+                .any(|q| under.contains(q))
+        })
+        .expect("a card laid over the one before");
+    let mut tracker = Tracker::new(&set, SideIdx(0), PlacementRules::GAME);
+    // Photos up to the one showing card j (tables[i] holds the cards up to i + 2).
+    for t in &tables[..=j - 2] {
+        tracker.observe(&as_read(t, 0));
+    }
+    // The next photo shows card j + 1 and misses card j (read as the table, glare on it).
+    let mut missed = tables[j - 3].clone();
+    missed.place(&set, placed[j + 1].placement);
+    tracker.observe(&as_read(&missed, 0));
+    tracker.observe(&as_read(&tables[j - 1], 0));
+    let replay = tracker.finish();
+    // (The tracker's squares are counted from the first photo's corner, not the truth's.)
+    let card = &set.card(placed[j].placement.card).id;
+    let laid_over = &set.card(placed[j + 1].placement.card).id;
+    assert!(
+        replay
+            .doubts
+            .iter()
+            .any(|d| d.starts_with(&format!("card {card} at "))
+                && d.contains(&format!(
+                    "found in photo {}, was on the table in photo {} already (a photo missed its \
+                 centre): {laid_over}, laid over it since, was judged without it",
+                    j + 1,
+                    j - 1
+                ))),
+        "{:?}",
+        replay.doubts
+    );
+}
