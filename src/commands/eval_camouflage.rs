@@ -273,6 +273,16 @@ fn deck_scores(history: &History, report: &GameReport) -> BTreeMap<DeckIdx, u32>
         .collect()
 }
 
+/// Whether the replay scored every deck as the truth did. A camera knows the players by the
+/// cards they laid, so a player who laid none is missing from the replay: right when the
+/// truth scores them 0 (and they laid no card, or the placements found would differ).
+fn same_scores(truth: &BTreeMap<DeckIdx, u32>, replayed: &BTreeMap<DeckIdx, u32>) -> bool {
+    replayed.iter().all(|(d, s)| truth.get(d) == Some(s))
+        && truth
+            .iter()
+            .all(|(d, &s)| replayed.contains_key(d) || s == 0)
+}
+
 /// What a replay made of a game, for comparing with the truth.
 struct Replayed<'a> {
     /// The cards found on each table (one, or each Not My Stack! location), in the order
@@ -422,7 +432,7 @@ fn compare(
         }
     }
     let scores_exact = match (&truth_report, run.game) {
-        (Some(tr), Some((h, r))) => deck_scores(truth, tr) == deck_scores(h, r),
+        (Some(tr), Some((h, r))) => same_scores(&deck_scores(truth, tr), &deck_scores(h, r)),
         _ => false,
     };
     GameResult {
@@ -582,4 +592,25 @@ fn print_summary(s: &Summary) -> Result<()> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scores(pairs: &[(u16, u32)]) -> BTreeMap<DeckIdx, u32> {
+        pairs.iter().map(|&(d, s)| (DeckIdx(d), s)).collect()
+    }
+
+    #[test]
+    fn a_player_who_laid_no_card_is_missing_from_the_replay_and_scores_0() {
+        let truth = scores(&[(0, 3), (1, 0), (2, 0)]);
+        assert!(same_scores(&truth, &scores(&[(0, 3), (1, 0)])));
+        assert!(same_scores(&truth, &scores(&[(0, 3)])));
+        // Missing a player who scored, or scoring one differently, is wrong.
+        assert!(!same_scores(&scores(&[(0, 3), (1, 2)]), &scores(&[(0, 3)])));
+        assert!(!same_scores(&truth, &scores(&[(0, 4), (1, 0)])));
+        // A deck the truth has no player for is wrong.
+        assert!(!same_scores(&truth, &scores(&[(0, 3), (5, 0)])));
+    }
 }
