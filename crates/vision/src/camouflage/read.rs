@@ -192,8 +192,6 @@ const STOCK_LINEAR: f32 = 0.87;
 const CLIPPED: f32 = 250.0;
 
 const UNIT_SQUARE: Quad = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
-/// The same square about its middle, as lattice square (0, 0) is.
-const UNIT_CENTRED: Quad = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
 
 /// How to read a Camouflage photo.
 #[derive(Clone, Copy, Debug, Default)]
@@ -519,31 +517,11 @@ fn centre_seeds(
         s.quad = s.quad.map(|p| undistorted(options.camera, p));
     }
     // Only seeds that look like centres: light tiles of a table with a speck on them are many
-    // and lie on a lattice of their own. A seed's square, drawn from the lines around its
-    // symbol, may lie a little off the stock (a light pattern beside it blurs the line
-    // between them): one that does not pass where it was found is judged where it settles.
-    let passes = |quad: &Quad| {
-        crate::geom::homography_4(&UNIT_SQUARE, quad)
+    // and lie on a lattice of their own.
+    seeds.retain(|s| {
+        crate::geom::homography_4(&UNIT_SQUARE, &s.quad)
             .and_then(|h| CentreLook::measure(lookup, &h))
             .is_some_and(|l| l.is_centre(None))
-    };
-    let settled = |quad: &Quad| -> Option<Quad> {
-        let lattice = BoardLattice::new(crate::geom::homography_4(&UNIT_CENTRED, quad)?)?;
-        let (at, _) = settle(lookup, &lattice, LatticePos::new(0, 0))?;
-        let corners = UNIT_CENTRED.map(|[x, y]| lattice.to_photo([at[0] + x, at[1] + y]));
-        Some([corners[0]?, corners[1]?, corners[2]?, corners[3]?])
-    };
-    seeds.retain_mut(|s| {
-        if passes(&s.quad) {
-            return true;
-        }
-        match settled(&s.quad).filter(|q| passes(q)) {
-            Some(q) => {
-                s.quad = q;
-                true
-            }
-            None => false,
-        }
     });
     Ok(seeds)
 }
