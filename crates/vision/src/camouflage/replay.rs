@@ -1152,8 +1152,7 @@ impl<'a> Tracker<'a> {
         for (&p, &seen) in &view.squares {
             let on_card = seen != TABLE && seen != UNKNOWN;
             if on_card && top.at(p) == TABLE {
-                let since = self.ghosts.get(&p).map_or(frame, |g| g.1);
-                self.ghosts.insert(p, (seen, since));
+                self.note_ghost(p, seen, frame);
             } else if seen == TABLE || top.at(p) != TABLE {
                 self.ghosts.remove(&p);
             }
@@ -1166,6 +1165,13 @@ impl<'a> Tracker<'a> {
         }
     }
 
+    /// Square `p` shows `seen`, card where the table has none, in photo `frame`: kept with
+    /// the first photo that showed card there.
+    fn note_ghost(&mut self, p: LatticePos, seen: char, frame: usize) {
+        let since = self.ghosts.get(&p).map_or(frame, |g| g.1);
+        self.ghosts.insert(p, (seen, since));
+    }
+
     /// Remembers the squares this reading shows as card with no centre found near them: a
     /// card is there that the reader missed.
     fn note_orphans(&mut self, view: &View, frame: usize) {
@@ -1176,8 +1182,7 @@ impl<'a> Tracker<'a> {
                 && top.at(p) == TABLE
                 && !view.centres.iter().any(|&c| c.within_one(p))
             {
-                let since = self.ghosts.get(&p).map_or(frame, |g| g.1);
-                self.ghosts.insert(p, (seen, since));
+                self.note_ghost(p, seen, frame);
             }
         }
     }
