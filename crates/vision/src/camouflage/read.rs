@@ -157,6 +157,25 @@ impl CamouflageReading {
             .any(|q| (q.col as f32 - c).hypot(q.row as f32 - r) < 0.5)
     }
 
+    /// The cards read whole: centres that fit a card of the set (not misfits) with every
+    /// square around told. A cloth's light checks can pass for centres, but the cloth around
+    /// them is named by no pattern of the set; a real board's squares mostly are.
+    fn cards_read_whole(&self) -> usize {
+        self.centres
+            .iter()
+            .filter(|c| {
+                let at = LatticePos::new(c.row, c.col);
+                !self.misfits.contains(&at)
+                    && (-1..=1).all(|dr| {
+                        (-1..=1).all(|dc| {
+                            self.square(at.offset(dr, dc))
+                                .is_some_and(|s| s.kind != SquareKind::Unknown)
+                        })
+                    })
+            })
+            .count()
+    }
+
     fn on_card_found(&self, s: &SquareReading) -> bool {
         self.centres
             .iter()
@@ -202,23 +221,45 @@ pub struct CamouflageReadOptions<'a> {
     pub camera: Option<&'a Camera>,
 }
 
-/// Reads a Camouflage board from a photo: the board with the most card centres.
+/// Reads a Camouflage board from a photo: the board with the most cards read whole, then
+/// the most centres. Boards are judged by their readings, not by the centres their lattice
+/// first took in: on a busy cloth (checks, flowers with dark hearts) a lattice can grow
+/// through the cloth's motifs further than the real board's through its cards.
 pub fn read_camouflage(
     image: &RgbImage,
     options: &CamouflageReadOptions,
 ) -> Result<CamouflageReading, CamouflageReadError> {
     let lookup = Lookup::new(image, options.camera);
     let seeds = centre_seeds(image, &lookup, options)?;
-    let (lattice, centres) =
-        best_board(&lookup, &seeds, true).ok_or(CamouflageReadError::NoCentres)?;
-    board_reading(
-        &lookup,
-        options,
-        &seeds,
-        &lattice,
-        centres,
-        &BTreeSet::new(),
-    )
+    let rank = |r: &CamouflageReading| (r.cards_read_whole(), r.centres.len());
+    let mut best: Option<CamouflageReading> = None;
+    for (lattice, centres) in candidate_boards(&lookup, &seeds, true) {
+        // A reading only drops centres: a board with no more than the best reading's cards
+        // read whole cannot beat it (the candidates come largest first).
+        if best
+            .as_ref()
+            .is_some_and(|b| b.cards_read_whole() >= centres.len())
+        {
+            break;
+        }
+        match board_reading(
+            &lookup,
+            options,
+            &seeds,
+            &lattice,
+            centres,
+            &BTreeSet::new(),
+        ) {
+            Ok(reading) => {
+                if best.as_ref().is_none_or(|b| rank(&reading) > rank(b)) {
+                    best = Some(reading);
+                }
+            }
+            Err(CamouflageReadError::NoCentres) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    best.ok_or(CamouflageReadError::NoCentres)
 }
 
 /// Reads a photo of the board that `before` (the readings of the photos before it, the last
@@ -535,18 +576,37 @@ fn best_board(
     seeds: &[Seed],
     covering: bool,
 ) -> Option<(BoardLattice, BTreeMap<LatticePos, CentreLook>)> {
-    let mut best: Option<(BoardLattice, BTreeMap<LatticePos, CentreLook>)> = None;
-    for (mut lattice, on, mut fit) in fit_seeds(seeds, 3) {
-        let mut centres: BTreeMap<LatticePos, CentreLook> = BTreeMap::new();
-        for &(_, pos) in &on {
-            if let Some(look) = centre_at(lookup, &lattice, [pos.col as f32, pos.row as f32], None)
-            {
-                centres.insert(pos, look);
-            }
-        }
-        if centres.is_empty() {
-            continue;
-        }
+    candidate_boards(lookup, seeds, covering).into_iter().next()
+}
+
+/// The boards grown from the lattices started at seeds, up to three, those with the most
+/// centres first; the search stops at a board that takes in every seed. Starts are ranked by
+/// the seeds on them that pass for centres there, not by the seeds on them: a cloth's checks
+/// line up as seeds in greater numbers than a small board's few centres, but few of them are
+/// framed like a card's centre.
+fn candidate_boards(
+    lookup: &Lookup,
+    seeds: &[Seed],
+    covering: bool,
+) -> Vec<(BoardLattice, BTreeMap<LatticePos, CentreLook>)> {
+    let mut starts: Vec<(BoardLattice, Fit, BTreeMap<LatticePos, CentreLook>)> =
+        fit_seeds(seeds, usize::MAX)
+            .into_iter()
+            .filter_map(|(lattice, on, fit)| {
+                let centres: BTreeMap<LatticePos, CentreLook> = on
+                    .iter()
+                    .filter_map(|&(_, pos)| {
+                        centre_at(lookup, &lattice, [pos.col as f32, pos.row as f32], None)
+                            .map(|look| (pos, look))
+                    })
+                    .collect();
+                (!centres.is_empty()).then_some((lattice, fit, centres))
+            })
+            .collect();
+    // Stable: on a tie, the start most seeds agree with, then the most typical.
+    starts.sort_by_key(|s| std::cmp::Reverse(s.2.len()));
+    let mut boards: Vec<(BoardLattice, BTreeMap<LatticePos, CentreLook>)> = Vec::new();
+    for (mut lattice, mut fit, mut centres) in starts.into_iter().take(3) {
         // A board of 60 cards spans under 40 × 40 squares.
         grow_centres(lookup, &mut lattice, &mut fit, &mut centres, 1600);
         if covering {
@@ -557,14 +617,13 @@ fn best_board(
                 .square_of(crate::geom::centre(&s.quad))
                 .is_some_and(|pos| centres.contains_key(&pos))
         });
-        if best.as_ref().is_none_or(|b| centres.len() > b.1.len()) {
-            best = Some((lattice, centres));
-        }
+        boards.push((lattice, centres));
         if all_seeds {
             break;
         }
     }
-    best
+    boards.sort_by_key(|b| std::cmp::Reverse(b.1.len()));
+    boards
 }
 
 /// The reading of the board whose centres were found on `lattice`; those at `seen_before`

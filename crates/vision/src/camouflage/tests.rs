@@ -1348,3 +1348,37 @@ fn a_centre_drifting_alone_keeps_to_the_lattice() {
     assert_eq!(at(6, 8), [0.0, 0.0]);
     assert_eq!(at(0, 0), [0.0, 0.0]);
 }
+
+/// A small board far from the camera on a cloth of small flowers with dark hearts: each
+/// flower is a light blob with a dark middle, as a centre is, and they lie thick enough for
+/// a lattice to grow through dozens of them. The board is the one whose cards are read
+/// whole, however many flowers line up.
+#[test]
+fn a_small_board_on_a_cloth_of_dark_hearted_flowers_is_found() {
+    let set = set();
+    for seed in [31u64, 32] {
+        let board = random_board(&set, SideIdx(0), false, DeckIdx(1), 3, seed).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut spec =
+            CamouflageSceneSpec::random(&set, &board, &mut rng, (1280, 720), Degradation::Clean)
+                .unwrap();
+        spec.table = tablejudge_render::TableSpec::Floral {
+            ground: Srgb::new(70, 110, 60),
+            petal: Srgb::new(240, 205, 50),
+            heart: Srgb::new(80, 45, 20),
+            leaf: Srgb::new(80, 170, 70),
+            spacing: 1.4,
+            angle_deg: 10.0,
+        };
+        // Squares of about 20 pixels.
+        spec.camera.distance = spec.camera.focal_px / 20.0;
+        spec.camera.tilt_deg = 10.0;
+        let (img, truth) = photo(&set, &spec);
+        let got = compare(&read(&img, &set).unwrap(), &truth);
+        assert_eq!(
+            (got.centres_missed, got.centres_extra),
+            (0, 0),
+            "seed {seed}: {got:?}"
+        );
+    }
+}
