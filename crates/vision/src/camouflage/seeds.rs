@@ -700,6 +700,12 @@ const DARK_INK: f32 = 0.6;
 const FAINT_INK: f32 = 0.85;
 /// The least share of a centre's middle that its symbol's ink covers.
 const MIN_INK: f32 = 0.04;
+/// The least darkness (1 − luma / the stock's, less [`INK_MASS_FLOOR`]) that a symbol
+/// blurred grey sums to, as a share of the middle: what [`MIN_INK`] of ink as dark as
+/// [`DARK_INK`] sums to, about.
+const MIN_INK_MASS: f32 = 0.015;
+/// Darkness under this is the stock's noise and grain, not ink.
+const INK_MASS_FLOOR: f32 = 0.1;
 /// The least share of a centre's middle that a symbol blurred grey covers: blur spreads ink,
 /// so a faint patch smaller than this is a streak of the table's grain, not a symbol.
 const MIN_FAINT: f32 = 0.2;
@@ -739,8 +745,10 @@ impl CentreLook {
         // Ink is what is much darker than the stock. A symbol too fine for the photo's
         // resolution (bars closer than a pixel or two, a thin ring) blurs grey: one solid
         // patch of grey in the middle of stock that is clean all round is ink too, however
-        // far across the middle the symbol is printed. A light pattern's faint texture is
-        // not: it marks the band at the square's edge too, or is scattered thin.
+        // far across the middle the symbol is printed, and so is grey as dark in all as a
+        // symbol's ink (blur spreads ink but keeps its sum: a hollow ring, two bars). A
+        // light pattern's faint texture is not: it marks the band at the square's edge too,
+        // or is scattered thin.
         let faint_patch = || {
             let at = middle
                 .iter()
@@ -757,6 +765,13 @@ impl CentreLook {
             (count as f32) >= MIN_FAINT * middle.len() as f32
                 && count * 2 >= (x1 - x0 + 1) * (y1 - y0 + 1)
         };
+        let blurred_ink = || {
+            let sum: f32 = middle
+                .iter()
+                .map(|(_, p)| (1.0 - luma(*p) / ring_luma.max(1.0) - INK_MASS_FLOOR).max(0.0))
+                .sum();
+            sum >= MIN_INK_MASS * middle.len() as f32
+        };
         let dark = middle
             .iter()
             .filter(|(_, p)| luma(*p) < DARK_INK * ring_luma)
@@ -764,7 +779,9 @@ impl CentreLook {
         // Clean but for a few samples: blur brings a darker neighbour's edge into one corner.
         let ring_clean =
             (ring.iter().filter(|&&l| l < FAINT_INK * ring_luma).count() as f32) < 0.05 * n;
-        let limit = if ring_clean && (dark as f32) < MIN_INK * middle.len() as f32 && faint_patch()
+        let limit = if ring_clean
+            && (dark as f32) < MIN_INK * middle.len() as f32
+            && (faint_patch() || blurred_ink())
         {
             FAINT_INK
         } else {

@@ -651,6 +651,22 @@ fn a_symbol_blurred_grey_is_a_centre_and_a_light_speckle_is_not() {
     assert!(!grain.is_centre(None), "{grain:?}");
 }
 
+/// Blur spreads a thin symbol into faint grey that is neither dark enough to count as ink nor
+/// one solid patch: a hollow ring, two bars. Its darkness in all is a symbol's: a centre.
+#[test]
+fn a_hollow_or_barred_symbol_blurred_faint_is_a_centre() {
+    let (stock, grey) = ([248u8, 248, 244], [165u8, 165, 168]);
+    let thin_ring = look_of(stock, grey, &|x, y| {
+        let d = (x as f32 - 12.5).hypot(y as f32 - 12.5);
+        (6.5..8.0).contains(&d)
+    });
+    assert!(thin_ring.is_centre(None), "{thin_ring:?}");
+    let two_bars = look_of(stock, grey, &|x, y| {
+        (6..20).contains(&x) && ((9..11).contains(&y) || (15..17).contains(&y))
+    });
+    assert!(two_bars.is_centre(None), "{two_bars:?}");
+}
+
 /// Black ink under a warm lamp, on stock the exposure clipped to white, carries the lamp's
 /// cast: it is a centre's symbol. On stock that shows the light (not clipped) the same
 /// colour is a brown mark, and a red mark is no symbol on either.
