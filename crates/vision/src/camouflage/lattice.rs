@@ -328,9 +328,9 @@ fn join(
 }
 
 /// Where the centre square `pos` really is: the shift, within a quarter of a square, that puts
-/// the most light stock into the band just inside its edge (the symbol is inside the band,
-/// darker pattern squares outside it). Returns the settled centre in lattice and photo
-/// coordinates.
+/// the most light stock into the band just inside its edge and the least into the band just
+/// outside it (the symbol is inside both, the card's pattern squares outside). Returns the
+/// settled centre in lattice and photo coordinates.
 pub(crate) fn settle(
     lookup: &Lookup,
     lattice: &BoardLattice,
@@ -348,22 +348,28 @@ pub(crate) fn settle_near(
     drift: [f32; 2],
 ) -> Option<([f32; 2], [f32; 2])> {
     let (c, r) = (pos.col as f32, pos.row as f32);
-    // Band samples, in square units about the centre.
+    // Samples inside the square's edge (+1) and outside it (-1), in square units about the
+    // centre: the stock inside against the card's own pattern squares around it. Light
+    // alone would pull the square onto a light pattern beside it (a zebra's, a diamond's),
+    // whose band outside is as light as the stock: against the band outside, a shift that
+    // way gains nothing there and loses the dark edge on the other side. The outer band
+    // lies an eighth of a square out: nearer, on squares of 12 pixels, it fell inside the
+    // edge's blur and the centres settled a quarter square off.
     const PER_SIDE: usize = 12;
-    let band: Vec<[f32; 2]> = [0.4f32, 0.46]
+    let band: Vec<([f32; 2], f32)> = [(0.4f32, 1.0f32), (0.46, 1.0), (0.62, -1.0)]
         .iter()
-        .flat_map(|&d| {
+        .flat_map(|&(d, sign)| {
             (0..PER_SIDE).flat_map(move |i| {
                 let t = -d + 2.0 * d * (i as f32 + 0.5) / PER_SIDE as f32;
-                [[t, -d], [d, t], [-t, d], [-d, -t]]
+                [[t, -d], [d, t], [-t, d], [-d, -t]].map(|p| (p, sign))
             })
         })
         .collect();
     let brightness = |dx: f32, dy: f32| -> f32 {
         band.iter()
-            .filter_map(|&[x, y]| {
+            .filter_map(|&([x, y], sign)| {
                 let p = lattice.to_photo([c + dx + x, r + dy + y])?;
-                lookup.brightness(p)
+                Some(sign * lookup.brightness(p)?)
             })
             .sum()
     };

@@ -211,6 +211,8 @@ const STOCK_LINEAR: f32 = 0.87;
 const CLIPPED: f32 = 250.0;
 
 const UNIT_SQUARE: Quad = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
+/// The same square about its middle, as lattice square (0, 0) is.
+const UNIT_CENTRED: Quad = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
 
 /// How to read a Camouflage photo.
 #[derive(Clone, Copy, Debug, Default)]
@@ -559,12 +561,30 @@ fn centre_seeds(
     }
     // Only seeds that look like centres: light tiles of a table with a speck on them are many
     // and lie on a lattice of their own.
-    seeds.retain(|s| {
-        crate::geom::homography_4(&UNIT_SQUARE, &s.quad)
+    Ok(seeds
+        .into_iter()
+        .filter_map(|s| seed_as_centre(lookup, s))
+        .collect())
+}
+
+/// The seed, if its square passes for a centre where it was found or where it settles. A
+/// seed's square, drawn from the lines around its symbol, may lie a little off the stock (a
+/// light pattern beside it blurs the line between them), and its ring then takes in the
+/// pattern.
+pub(crate) fn seed_as_centre(lookup: &Lookup, seed: Seed) -> Option<Seed> {
+    let passes = |quad: &Quad| {
+        crate::geom::homography_4(&UNIT_SQUARE, quad)
             .and_then(|h| CentreLook::measure(lookup, &h))
             .is_some_and(|l| l.is_centre(None))
-    });
-    Ok(seeds)
+    };
+    if passes(&seed.quad) {
+        return Some(seed);
+    }
+    let lattice = BoardLattice::new(crate::geom::homography_4(&UNIT_CENTRED, &seed.quad)?)?;
+    let (at, _) = settle(lookup, &lattice, LatticePos::new(0, 0))?;
+    let corners = UNIT_CENTRED.map(|[x, y]| lattice.to_photo([at[0] + x, at[1] + y]));
+    let quad = [corners[0]?, corners[1]?, corners[2]?, corners[3]?];
+    passes(&quad).then_some(Seed { quad, ..seed })
 }
 
 /// From the most typical seeds in turn, the lattice that finds the most centres; one that

@@ -667,6 +667,115 @@ fn a_hollow_or_barred_symbol_blurred_faint_is_a_centre() {
     assert!(two_bars.is_centre(None), "{two_bars:?}");
 }
 
+/// A centre's square of `side` pixels at `origin` amid pattern squares, with a zebra's light
+/// speckled square on its right, lighter than its own stock, blurred as a lens would.
+fn centre_beside_a_zebra() -> (image::RgbImage, [f32; 2], f32) {
+    let side = 26.0f32;
+    let mut image = image::RgbImage::from_pixel(160, 160, image::Rgb([120, 90, 60]));
+    let origin = [80.0f32, 80.0];
+    let (u, v) = ([side, 0.0], [0.0, side]);
+    let patterns = [
+        [200, 110, 40],
+        [110, 140, 50],
+        [40, 120, 150],
+        [215, 170, 60],
+        [230, 130, 30],
+        [110, 140, 50],
+        [200, 110, 40],
+    ];
+    let mut k = 0;
+    for row in -1..=1 {
+        for col in -1..=1 {
+            let colour = match (row, col) {
+                (0, 0) => [236, 234, 228],
+                // The zebra: lighter stock than the centre's (another print, a brighter light).
+                (0, 1) => [252, 250, 244],
+                _ => {
+                    k += 1;
+                    patterns[k - 1]
+                }
+            };
+            fill_square(
+                &mut image,
+                origin,
+                [u, v],
+                [col as f32, row as f32],
+                1.0,
+                image::Rgb(colour),
+            );
+        }
+    }
+    // The zebra's dark speckle, and the centre's symbol.
+    for y in 68..93u32 {
+        for x in 94..119u32 {
+            if (x * 7 + y * 13) % 23 == 0 {
+                image.put_pixel(x, y, image::Rgb([60, 55, 50]));
+            }
+        }
+    }
+    imageproc::drawing::draw_filled_circle_mut(&mut image, (80, 80), 5, image::Rgb([25, 20, 25]));
+    let image = imageproc::filter::gaussian_blur_f32(&image, 1.0);
+    (image, origin, side)
+}
+
+/// A centre's square settles where its stock is, not onto a light pattern beside it: the
+/// lattice drawn a quarter of a square off towards a zebra's light speckled square, or a
+/// fifth away from it, settles onto the centre.
+#[test]
+fn a_centre_beside_a_light_pattern_settles_on_its_own_stock() {
+    let (image, origin, side) = centre_beside_a_zebra();
+    let lookup = crate::refine::Lookup::new(&image, None);
+    for off in [0.25f32, -0.2] {
+        let o = origin[0] - side * off;
+        let h = [
+            [f64::from(side), 0.0, f64::from(o)],
+            [0.0, f64::from(side), f64::from(origin[1])],
+            [0.0, 0.0, 1.0],
+        ];
+        let lattice = super::lattice::BoardLattice::new(h).unwrap();
+        let (at, px) = super::lattice::settle(&lookup, &lattice, LatticePos::new(0, 0)).unwrap();
+        assert!(
+            crate::geom::dist(px, origin) < 0.08 * side,
+            "from {off} of a square off, settled at {at:?} = {px:?}, not {origin:?}"
+        );
+    }
+}
+
+/// Black ink under a warm lamp, on stock the exposure clipped to white, carries the lamp's
+/// cast: it is a centre's symbol. On stock that shows the light (not clipped) the same
+/// colour is a brown mark, and a red mark is no symbol on either.
+
+/// A seed's square drawn a quarter of a square off its stock towards the zebra beside it
+/// (and a little down) takes in the speckle and the pattern below, and fails as a centre there: it is judged where it settles,
+/// on its stock.
+#[test]
+fn a_seed_drawn_off_its_stock_is_judged_where_it_settles() {
+    let (image, origin, side) = centre_beside_a_zebra();
+    let lookup = crate::refine::Lookup::new(&image, None);
+    let off = [origin[0] + 0.25 * side, origin[1] + 0.15 * side];
+    let quad = [[-0.5f32, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]]
+        .map(|[c, r]| [off[0] + c * side, off[1] + r * side]);
+    let seed = super::seeds::Seed {
+        quad,
+        area: side * side,
+        symbol: origin,
+    };
+    let measured =
+        crate::geom::homography_4(&[[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]], &quad)
+            .and_then(|h| super::seeds::CentreLook::measure(&lookup, &h))
+            .unwrap();
+    assert!(
+        !measured.is_centre(None),
+        "passes where drawn: {measured:?}"
+    );
+    let settled = super::read::seed_as_centre(&lookup, seed).expect("no centre where it settles");
+    let middle = crate::geom::centre(&settled.quad);
+    assert!(
+        crate::geom::dist(middle, origin) < 0.08 * side,
+        "settled at {middle:?}, not {origin:?}"
+    );
+}
+
 /// Black ink under a warm lamp, on stock the exposure clipped to white, carries the lamp's
 /// cast: it is a centre's symbol. On stock that shows the light (not clipped) the same
 /// colour is a brown mark, and a red mark is no symbol on either.
