@@ -150,12 +150,7 @@ fn grow_from(seeds: &[Seed], start: usize) -> Option<Start> {
             continue;
         };
         let pos = corners.0;
-        // A board's cards overlap, so its seeds lie near one another: a seed that fits the
-        // lattice far from every seed on it is something else (a cloth's flower, another
-        // board) that only happens to line up, and fitting it would pull the lattice.
-        if on.iter().any(|&(_, p)| p == pos)
-            || on.iter().all(|&(_, p)| p.squares_from(pos) > COVER_REACH)
-        {
+        if on.iter().any(|&(_, p)| p == pos) {
             continue;
         }
         on.push((i, pos));

@@ -157,25 +157,6 @@ impl CamouflageReading {
             .any(|q| (q.col as f32 - c).hypot(q.row as f32 - r) < 0.5)
     }
 
-    /// The cards read whole: centres that fit a card of the set (not misfits) with every
-    /// square around told. A cloth's light checks can pass for centres, but the cloth around
-    /// them is named by no pattern of the set; a real board's squares mostly are.
-    fn cards_read_whole(&self) -> usize {
-        self.centres
-            .iter()
-            .filter(|c| {
-                let at = LatticePos::new(c.row, c.col);
-                !self.misfits.contains(&at)
-                    && (-1..=1).all(|dr| {
-                        (-1..=1).all(|dc| {
-                            self.square(at.offset(dr, dc))
-                                .is_some_and(|s| s.kind != SquareKind::Unknown)
-                        })
-                    })
-            })
-            .count()
-    }
-
     fn on_card_found(&self, s: &SquareReading) -> bool {
         self.centres
             .iter()
@@ -211,8 +192,6 @@ const STOCK_LINEAR: f32 = 0.87;
 const CLIPPED: f32 = 250.0;
 
 const UNIT_SQUARE: Quad = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
-/// The same square about its middle, as lattice square (0, 0) is.
-const UNIT_CENTRED: Quad = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
 
 /// How to read a Camouflage photo.
 #[derive(Clone, Copy, Debug, Default)]
@@ -223,45 +202,23 @@ pub struct CamouflageReadOptions<'a> {
     pub camera: Option<&'a Camera>,
 }
 
-/// Reads a Camouflage board from a photo: the board with the most cards read whole, then
-/// the most centres. Boards are judged by their readings, not by the centres their lattice
-/// first took in: on a busy cloth (checks, flowers with dark hearts) a lattice can grow
-/// through the cloth's motifs further than the real board's through its cards.
+/// Reads a Camouflage board from a photo: the board with the most card centres.
 pub fn read_camouflage(
     image: &RgbImage,
     options: &CamouflageReadOptions,
 ) -> Result<CamouflageReading, CamouflageReadError> {
     let lookup = Lookup::new(image, options.camera);
     let seeds = centre_seeds(image, &lookup, options)?;
-    let rank = |r: &CamouflageReading| (r.cards_read_whole(), r.centres.len());
-    let mut best: Option<CamouflageReading> = None;
-    for (lattice, centres) in candidate_boards(&lookup, &seeds, true) {
-        // A reading only drops centres: a board with no more than the best reading's cards
-        // read whole cannot beat it (the candidates come largest first).
-        if best
-            .as_ref()
-            .is_some_and(|b| b.cards_read_whole() >= centres.len())
-        {
-            break;
-        }
-        match board_reading(
-            &lookup,
-            options,
-            &seeds,
-            &lattice,
-            centres,
-            &BTreeSet::new(),
-        ) {
-            Ok(reading) => {
-                if best.as_ref().is_none_or(|b| rank(&reading) > rank(b)) {
-                    best = Some(reading);
-                }
-            }
-            Err(CamouflageReadError::NoCentres) => {}
-            Err(e) => return Err(e),
-        }
-    }
-    best.ok_or(CamouflageReadError::NoCentres)
+    let (lattice, centres) =
+        best_board(&lookup, &seeds, true).ok_or(CamouflageReadError::NoCentres)?;
+    board_reading(
+        &lookup,
+        options,
+        &seeds,
+        &lattice,
+        centres,
+        &BTreeSet::new(),
+    )
 }
 
 /// Reads a photo of the board that `before` (the readings of the photos before it, the last
@@ -561,30 +518,12 @@ fn centre_seeds(
     }
     // Only seeds that look like centres: light tiles of a table with a speck on them are many
     // and lie on a lattice of their own.
-    Ok(seeds
-        .into_iter()
-        .filter_map(|s| seed_as_centre(lookup, s))
-        .collect())
-}
-
-/// The seed, if its square passes for a centre where it was found or where it settles. A
-/// seed's square, drawn from the lines around its symbol, may lie a little off the stock (a
-/// light pattern beside it blurs the line between them), and its ring then takes in the
-/// pattern.
-pub(crate) fn seed_as_centre(lookup: &Lookup, seed: Seed) -> Option<Seed> {
-    let passes = |quad: &Quad| {
-        crate::geom::homography_4(&UNIT_SQUARE, quad)
+    seeds.retain(|s| {
+        crate::geom::homography_4(&UNIT_SQUARE, &s.quad)
             .and_then(|h| CentreLook::measure(lookup, &h))
             .is_some_and(|l| l.is_centre(None))
-    };
-    if passes(&seed.quad) {
-        return Some(seed);
-    }
-    let lattice = BoardLattice::new(crate::geom::homography_4(&UNIT_CENTRED, &seed.quad)?)?;
-    let (at, _) = settle(lookup, &lattice, LatticePos::new(0, 0))?;
-    let corners = UNIT_CENTRED.map(|[x, y]| lattice.to_photo([at[0] + x, at[1] + y]));
-    let quad = [corners[0]?, corners[1]?, corners[2]?, corners[3]?];
-    passes(&quad).then_some(Seed { quad, ..seed })
+    });
+    Ok(seeds)
 }
 
 /// From the most typical seeds in turn, the lattice that finds the most centres; one that
@@ -596,37 +535,18 @@ fn best_board(
     seeds: &[Seed],
     covering: bool,
 ) -> Option<(BoardLattice, BTreeMap<LatticePos, CentreLook>)> {
-    candidate_boards(lookup, seeds, covering).into_iter().next()
-}
-
-/// The boards grown from the lattices started at seeds, up to three, those with the most
-/// centres first; the search stops at a board that takes in every seed. Starts are ranked by
-/// the seeds on them that pass for centres there, not by the seeds on them: a cloth's checks
-/// line up as seeds in greater numbers than a small board's few centres, but few of them are
-/// framed like a card's centre.
-fn candidate_boards(
-    lookup: &Lookup,
-    seeds: &[Seed],
-    covering: bool,
-) -> Vec<(BoardLattice, BTreeMap<LatticePos, CentreLook>)> {
-    let mut starts: Vec<(BoardLattice, Fit, BTreeMap<LatticePos, CentreLook>)> =
-        fit_seeds(seeds, usize::MAX)
-            .into_iter()
-            .filter_map(|(lattice, on, fit)| {
-                let centres: BTreeMap<LatticePos, CentreLook> = on
-                    .iter()
-                    .filter_map(|&(_, pos)| {
-                        centre_at(lookup, &lattice, [pos.col as f32, pos.row as f32], None)
-                            .map(|look| (pos, look))
-                    })
-                    .collect();
-                (!centres.is_empty()).then_some((lattice, fit, centres))
-            })
-            .collect();
-    // Stable: on a tie, the start most seeds agree with, then the most typical.
-    starts.sort_by_key(|s| std::cmp::Reverse(s.2.len()));
-    let mut boards: Vec<(BoardLattice, BTreeMap<LatticePos, CentreLook>)> = Vec::new();
-    for (mut lattice, mut fit, mut centres) in starts.into_iter().take(3) {
+    let mut best: Option<(BoardLattice, BTreeMap<LatticePos, CentreLook>)> = None;
+    for (mut lattice, on, mut fit) in fit_seeds(seeds, 3) {
+        let mut centres: BTreeMap<LatticePos, CentreLook> = BTreeMap::new();
+        for &(_, pos) in &on {
+            if let Some(look) = centre_at(lookup, &lattice, [pos.col as f32, pos.row as f32], None)
+            {
+                centres.insert(pos, look);
+            }
+        }
+        if centres.is_empty() {
+            continue;
+        }
         // A board of 60 cards spans under 40 × 40 squares.
         grow_centres(lookup, &mut lattice, &mut fit, &mut centres, 1600);
         if covering {
@@ -637,13 +557,14 @@ fn candidate_boards(
                 .square_of(crate::geom::centre(&s.quad))
                 .is_some_and(|pos| centres.contains_key(&pos))
         });
-        boards.push((lattice, centres));
+        if best.as_ref().is_none_or(|b| centres.len() > b.1.len()) {
+            best = Some((lattice, centres));
+        }
         if all_seeds {
             break;
         }
     }
-    boards.sort_by_key(|b| std::cmp::Reverse(b.1.len()));
-    boards
+    best
 }
 
 /// The reading of the board whose centres were found on `lattice`; those at `seen_before`

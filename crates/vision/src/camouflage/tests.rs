@@ -503,6 +503,37 @@ fn fill_square(
     imageproc::drawing::draw_polygon_mut(image, &corners, colour);
 }
 
+/// Pattern colours for the drawn cards: rusts, greens, blue, ochre.
+const CARD_PATTERNS: [[u8; 3]; 8] = [
+    [200, 110, 40],
+    [230, 130, 30],
+    [110, 140, 50],
+    [215, 170, 60],
+    [40, 120, 150],
+    [215, 170, 60],
+    [230, 130, 30],
+    [110, 140, 50],
+];
+
+/// The 3 × 3 squares of a card about `origin`: `own` colours a square where it says,
+/// `patterns` the others in reading order.
+fn fill_card(
+    image: &mut image::RgbImage,
+    origin: [f32; 2],
+    axes: [[f32; 2]; 2],
+    patterns: &[[u8; 3]],
+    own: impl Fn(i32, i32) -> Option<[u8; 3]>,
+) {
+    let mut next = patterns.iter();
+    for row in -1..=1 {
+        for col in -1..=1 {
+            let colour = own(row, col).unwrap_or_else(|| *next.next().expect("a pattern each"));
+            let at = [col as f32, row as f32];
+            fill_square(image, origin, axes, at, 1.0, image::Rgb(colour));
+        }
+    }
+}
+
 /// A small card on a cloth of bold stripes: the stripes' edges beside the card outweigh one
 /// of the card's own line families, and a square taken along them is askew. The seed around
 /// the symbol must be the centre square, whose sides lie on edges all round.
@@ -526,29 +557,9 @@ fn a_small_cards_centre_square_is_not_taken_askew_along_a_cloths_stripes() {
         [-side * a.sin(), side * a.cos()],
     );
     let origin = [640.0f32, 360.0];
-    let patterns = [
-        [200, 110, 40],
-        [230, 130, 30],
-        [110, 140, 50],
-        [215, 170, 60],
-        [40, 120, 150],
-        [215, 170, 60],
-        [230, 130, 30],
-        [110, 140, 50],
-    ];
-    let mut k = 0;
-    for row in -1..=1 {
-        for col in -1..=1 {
-            let colour = if (row, col) == (0, 0) {
-                [240, 235, 222]
-            } else {
-                k += 1;
-                patterns[k - 1]
-            };
-            let at = [col as f32, row as f32];
-            fill_square(&mut image, origin, [u, v], at, 1.0, image::Rgb(colour));
-        }
-    }
+    fill_card(&mut image, origin, [u, v], &CARD_PATTERNS, |row, col| {
+        ((row, col) == (0, 0)).then_some([240, 235, 222])
+    });
     // The symbol: a dark disc in the middle.
     imageproc::drawing::draw_filled_circle_mut(&mut image, (640, 360), 6, image::Rgb([25, 20, 25]));
     // A lens's blur: edges run at their true angle, not in pixel steps.
@@ -674,37 +685,14 @@ fn centre_beside_a_zebra() -> (image::RgbImage, [f32; 2], f32) {
     let mut image = image::RgbImage::from_pixel(160, 160, image::Rgb([120, 90, 60]));
     let origin = [80.0f32, 80.0];
     let (u, v) = ([side, 0.0], [0.0, side]);
-    let patterns = [
-        [200, 110, 40],
-        [110, 140, 50],
-        [40, 120, 150],
-        [215, 170, 60],
-        [230, 130, 30],
-        [110, 140, 50],
-        [200, 110, 40],
-    ];
-    let mut k = 0;
-    for row in -1..=1 {
-        for col in -1..=1 {
-            let colour = match (row, col) {
-                (0, 0) => [236, 234, 228],
-                // The zebra: lighter stock than the centre's (another print, a brighter light).
-                (0, 1) => [252, 250, 244],
-                _ => {
-                    k += 1;
-                    patterns[k - 1]
-                }
-            };
-            fill_square(
-                &mut image,
-                origin,
-                [u, v],
-                [col as f32, row as f32],
-                1.0,
-                image::Rgb(colour),
-            );
+    fill_card(&mut image, origin, [u, v], &CARD_PATTERNS, |row, col| {
+        match (row, col) {
+            (0, 0) => Some([236, 234, 228]),
+            // The zebra: lighter stock than the centre's (another print, a brighter light).
+            (0, 1) => Some([252, 250, 244]),
+            _ => None,
         }
-    }
+    });
     // The zebra's dark speckle, and the centre's symbol.
     for y in 68..93u32 {
         for x in 94..119u32 {
@@ -739,41 +727,6 @@ fn a_centre_beside_a_light_pattern_settles_on_its_own_stock() {
             "from {off} of a square off, settled at {at:?} = {px:?}, not {origin:?}"
         );
     }
-}
-
-/// Black ink under a warm lamp, on stock the exposure clipped to white, carries the lamp's
-/// cast: it is a centre's symbol. On stock that shows the light (not clipped) the same
-/// colour is a brown mark, and a red mark is no symbol on either.
-
-/// A seed's square drawn a quarter of a square off its stock towards the zebra beside it
-/// (and a little down) takes in the speckle and the pattern below, and fails as a centre there: it is judged where it settles,
-/// on its stock.
-#[test]
-fn a_seed_drawn_off_its_stock_is_judged_where_it_settles() {
-    let (image, origin, side) = centre_beside_a_zebra();
-    let lookup = crate::refine::Lookup::new(&image, None);
-    let off = [origin[0] + 0.25 * side, origin[1] + 0.15 * side];
-    let quad = [[-0.5f32, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]]
-        .map(|[c, r]| [off[0] + c * side, off[1] + r * side]);
-    let seed = super::seeds::Seed {
-        quad,
-        area: side * side,
-        symbol: origin,
-    };
-    let measured =
-        crate::geom::homography_4(&[[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]], &quad)
-            .and_then(|h| super::seeds::CentreLook::measure(&lookup, &h))
-            .unwrap();
-    assert!(
-        !measured.is_centre(None),
-        "passes where drawn: {measured:?}"
-    );
-    let settled = super::read::seed_as_centre(&lookup, seed).expect("no centre where it settles");
-    let middle = crate::geom::centre(&settled.quad);
-    assert!(
-        crate::geom::dist(middle, origin) < 0.08 * side,
-        "settled at {middle:?}, not {origin:?}"
-    );
 }
 
 /// Black ink under a warm lamp, on stock the exposure clipped to white, carries the lamp's
@@ -1270,6 +1223,17 @@ fn a_symbol_on_no_centre_found_is_a_centre_missed() {
     assert!(unexplained(&centres));
 }
 
+/// Asserts that the photo of `spec` reads every centre and no other.
+fn assert_every_centre_read(set: &CamouflageSet, spec: &CamouflageSceneSpec, seed: u64) {
+    let (img, truth) = photo(set, spec);
+    let got = compare(&read(&img, set).unwrap(), &truth);
+    assert_eq!(
+        (got.centres_missed, got.centres_extra),
+        (0, 0),
+        "seed {seed}: {got:?}"
+    );
+}
+
 /// A card laid one square diagonally off the centre of a card at the board's edge (an illegal
 /// play) hides that centre; its own then lies three squares from every centre in view, and is
 /// found all the same.
@@ -1305,13 +1269,7 @@ fn a_card_over_a_centre_three_squares_from_every_other_is_found() {
         let spec =
             CamouflageSceneSpec::random(&set, &board, &mut rng, (960, 720), Degradation::Realistic)
                 .unwrap();
-        let (img, truth) = photo(&set, &spec);
-        let got = compare(&read(&img, &set).unwrap(), &truth);
-        assert_eq!(
-            (got.centres_missed, got.centres_extra),
-            (0, 0),
-            "seed {seed}: {got:?}"
-        );
+        assert_every_centre_read(&set, &spec, seed);
     }
 }
 
@@ -1472,38 +1430,4 @@ fn a_centre_drifting_alone_keeps_to_the_lattice() {
     assert_eq!(at(6, 6), [0.0, 0.0]);
     assert_eq!(at(6, 8), [0.0, 0.0]);
     assert_eq!(at(0, 0), [0.0, 0.0]);
-}
-
-/// A small board far from the camera on a cloth of small flowers with dark hearts: each
-/// flower is a light blob with a dark middle, as a centre is, and they lie thick enough for
-/// a lattice to grow through dozens of them. The board is the one whose cards are read
-/// whole, however many flowers line up.
-#[test]
-fn a_small_board_on_a_cloth_of_dark_hearted_flowers_is_found() {
-    let set = set();
-    for seed in [31u64, 32] {
-        let board = random_board(&set, SideIdx(0), false, DeckIdx(1), 3, seed).unwrap();
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut spec =
-            CamouflageSceneSpec::random(&set, &board, &mut rng, (1280, 720), Degradation::Clean)
-                .unwrap();
-        spec.table = tablejudge_render::TableSpec::Floral {
-            ground: Srgb::new(70, 110, 60),
-            petal: Srgb::new(240, 205, 50),
-            heart: Srgb::new(80, 45, 20),
-            leaf: Srgb::new(80, 170, 70),
-            spacing: 1.4,
-            angle_deg: 10.0,
-        };
-        // Squares of about 20 pixels.
-        spec.camera.distance = spec.camera.focal_px / 20.0;
-        spec.camera.tilt_deg = 10.0;
-        let (img, truth) = photo(&set, &spec);
-        let got = compare(&read(&img, &set).unwrap(), &truth);
-        assert_eq!(
-            (got.centres_missed, got.centres_extra),
-            (0, 0),
-            "seed {seed}: {got:?}"
-        );
-    }
 }
