@@ -516,15 +516,14 @@ const CARD_PATTERNS: [[u8; 3]; 8] = [
 ];
 
 /// The 3 × 3 squares of a card about `origin`: `own` colours a square where it says,
-/// `patterns` the others in reading order.
+/// [`CARD_PATTERNS`] the others in reading order.
 fn fill_card(
     image: &mut image::RgbImage,
     origin: [f32; 2],
     axes: [[f32; 2]; 2],
-    patterns: &[[u8; 3]],
     own: impl Fn(i32, i32) -> Option<[u8; 3]>,
 ) {
-    let mut next = patterns.iter();
+    let mut next = CARD_PATTERNS.iter();
     for row in -1..=1 {
         for col in -1..=1 {
             let colour = own(row, col).unwrap_or_else(|| *next.next().expect("a pattern each"));
@@ -557,7 +556,7 @@ fn a_small_cards_centre_square_is_not_taken_askew_along_a_cloths_stripes() {
         [-side * a.sin(), side * a.cos()],
     );
     let origin = [640.0f32, 360.0];
-    fill_card(&mut image, origin, [u, v], &CARD_PATTERNS, |row, col| {
+    fill_card(&mut image, origin, [u, v], |row, col| {
         ((row, col) == (0, 0)).then_some([240, 235, 222])
     });
     // The symbol: a dark disc in the middle.
@@ -685,7 +684,7 @@ fn centre_beside_a_zebra() -> (image::RgbImage, [f32; 2], f32) {
     let mut image = image::RgbImage::from_pixel(160, 160, image::Rgb([120, 90, 60]));
     let origin = [80.0f32, 80.0];
     let (u, v) = ([side, 0.0], [0.0, side]);
-    fill_card(&mut image, origin, [u, v], &CARD_PATTERNS, |row, col| {
+    fill_card(&mut image, origin, [u, v], |row, col| {
         match (row, col) {
             (0, 0) => Some([236, 234, 228]),
             // The zebra: lighter stock than the centre's (another print, a brighter light).
