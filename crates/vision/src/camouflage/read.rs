@@ -18,7 +18,7 @@ use thiserror::Error;
 
 use super::lattice::{
     centre_at, centre_seen_before_at, fit_seeds, framed_by_patterns, grow_centres, grow_to_seeds,
-    settle, settle_near, typical_ink, typical_stock, BoardLattice, Fit,
+    settle, settle_near, typical_ink, typical_stock, BoardLattice, Fit, MAX_CENTRES,
 };
 use super::seeds::{find_seeds, find_symbols_sized, CentreLook, Seed, SYMBOL_SIDE};
 use crate::camera::Camera;
@@ -157,6 +157,25 @@ impl CamouflageReading {
             .any(|q| (q.col as f32 - c).hypot(q.row as f32 - r) < 0.5)
     }
 
+    /// The cards read whole: centres that fit a card of the set (not misfits) with every
+    /// square around told. A cloth's light checks can pass for centres, but the cloth around
+    /// them is named by no pattern of the set; a real board's squares mostly are.
+    fn cards_read_whole(&self) -> usize {
+        self.centres
+            .iter()
+            .filter(|c| {
+                let at = LatticePos::new(c.row, c.col);
+                !self.misfits.contains(&at)
+                    && (-1..=1).all(|dr| {
+                        (-1..=1).all(|dc| {
+                            self.square(at.offset(dr, dc))
+                                .is_some_and(|s| s.kind != SquareKind::Unknown)
+                        })
+                    })
+            })
+            .count()
+    }
+
     fn on_card_found(&self, s: &SquareReading) -> bool {
         self.centres
             .iter()
@@ -192,6 +211,8 @@ const STOCK_LINEAR: f32 = 0.87;
 const CLIPPED: f32 = 250.0;
 
 const UNIT_SQUARE: Quad = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
+/// The same square about its middle, as lattice square (0, 0) is.
+const UNIT_CENTRED: Quad = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
 
 /// How to read a Camouflage photo.
 #[derive(Clone, Copy, Debug, Default)]
@@ -202,23 +223,45 @@ pub struct CamouflageReadOptions<'a> {
     pub camera: Option<&'a Camera>,
 }
 
-/// Reads a Camouflage board from a photo: the board with the most card centres.
+/// Reads a Camouflage board from a photo: the board with the most cards read whole, then
+/// the most centres. Boards are judged by their readings, not by the centres their lattice
+/// first took in: on a busy cloth (checks, flowers with dark hearts) a lattice can grow
+/// through the cloth's motifs further than the real board's through its cards.
 pub fn read_camouflage(
     image: &RgbImage,
     options: &CamouflageReadOptions,
 ) -> Result<CamouflageReading, CamouflageReadError> {
     let lookup = Lookup::new(image, options.camera);
     let seeds = centre_seeds(image, &lookup, options)?;
-    let (lattice, centres) =
-        best_board(&lookup, &seeds, true).ok_or(CamouflageReadError::NoCentres)?;
-    board_reading(
-        &lookup,
-        options,
-        &seeds,
-        &lattice,
-        centres,
-        &BTreeSet::new(),
-    )
+    let rank = |r: &CamouflageReading| (r.cards_read_whole(), r.centres.len());
+    let mut best: Option<CamouflageReading> = None;
+    for (lattice, centres) in candidate_boards(&lookup, &seeds, true) {
+        // A reading only drops centres: a board with no more than the best reading's cards
+        // read whole cannot beat it (the candidates come largest first).
+        if best
+            .as_ref()
+            .is_some_and(|b| b.cards_read_whole() >= centres.len())
+        {
+            break;
+        }
+        match board_reading(
+            &lookup,
+            options,
+            &seeds,
+            &lattice,
+            centres,
+            &BTreeSet::new(),
+        ) {
+            Ok(reading) => {
+                if best.as_ref().is_none_or(|b| rank(&reading) > rank(b)) {
+                    best = Some(reading);
+                }
+            }
+            Err(CamouflageReadError::NoCentres) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    best.ok_or(CamouflageReadError::NoCentres)
 }
 
 /// Reads a photo of the board that `before` (the readings of the photos before it, the last
@@ -518,35 +561,105 @@ fn centre_seeds(
     }
     // Only seeds that look like centres: light tiles of a table with a speck on them are many
     // and lie on a lattice of their own.
-    seeds.retain(|s| {
-        crate::geom::homography_4(&UNIT_SQUARE, &s.quad)
-            .and_then(|h| CentreLook::measure(lookup, &h))
-            .is_some_and(|l| l.is_centre(None))
-    });
-    Ok(seeds)
+    Ok(seeds
+        .into_iter()
+        .filter_map(|s| seed_as_centre(lookup, s))
+        .collect())
 }
 
-/// From the most typical seeds in turn, the lattice that finds the most centres; one that
-/// finds every seed is not bettered. `covering`: the board is grown to the seeds of cards laid
-/// over another's centre too ([`grow_to_seeds`]). `None` when no seed starts a lattice with a
-/// centre.
+/// The seed, if its square passes for a centre where it was found or where it settles. A
+/// seed's square, drawn from the lines around its symbol, may lie a little off the stock (a
+/// light pattern beside it blurs the line between them), and its ring then takes in the
+/// pattern.
+pub(crate) fn seed_as_centre(lookup: &Lookup, seed: Seed) -> Option<Seed> {
+    let look = |quad: &Quad| {
+        crate::geom::homography_4(&UNIT_SQUARE, quad).and_then(|h| CentreLook::measure(lookup, &h))
+    };
+    let found = look(&seed.quad)?;
+    if found.is_centre(None) {
+        return Some(seed);
+    }
+    // Settling costs more than measuring: only a square the ring alone fails is settled
+    // (a cloth of dots has hundreds of seeds that fail for their ink or stock).
+    if !found.is_centre_but_for_ring() {
+        return None;
+    }
+    let lattice = BoardLattice::new(crate::geom::homography_4(&UNIT_CENTRED, &seed.quad)?)?;
+    let (at, _) = settle(lookup, &lattice, LatticePos::new(0, 0))?;
+    let corners = UNIT_CENTRED.map(|[x, y]| lattice.to_photo([at[0] + x, at[1] + y]));
+    let quad = [corners[0]?, corners[1]?, corners[2]?, corners[3]?];
+    look(&quad)
+        .is_some_and(|l| l.is_centre(None))
+        .then_some(Seed { quad, ..seed })
+}
+
+/// Of the [`candidate_boards`], the one with the most centres. `covering`: the board is grown
+/// to the seeds of cards laid over another's centre too ([`grow_to_seeds`]). `None` when no
+/// seed starts a lattice with a centre.
 fn best_board(
     lookup: &Lookup,
     seeds: &[Seed],
     covering: bool,
 ) -> Option<(BoardLattice, BTreeMap<LatticePos, CentreLook>)> {
-    let mut best: Option<(BoardLattice, BTreeMap<LatticePos, CentreLook>)> = None;
-    for (mut lattice, on, mut fit) in fit_seeds(seeds, 3) {
-        let mut centres: BTreeMap<LatticePos, CentreLook> = BTreeMap::new();
-        for &(_, pos) in &on {
-            if let Some(look) = centre_at(lookup, &lattice, [pos.col as f32, pos.row as f32], None)
-            {
-                centres.insert(pos, look);
-            }
+    candidate_boards(lookup, seeds, covering).into_iter().next()
+}
+
+/// The most starts grown into boards: a pile needs a few (seed 8 of the thick-pile test: the
+/// right lattice from the fifth start of eight), a busy cloth offers dozens, each grown
+/// through the cloth at a twentieth of a second or more.
+const MAX_GROWN: usize = 12;
+
+/// The boards grown from the lattices started at seeds (one start per group of seeds that
+/// agree), those with the most centres first; the search stops at a board that takes in
+/// every seed. Starts are grown in order of the seeds on them that pass for centres there,
+/// not of the seeds on them: a cloth's checks line up as seeds in greater numbers than a
+/// small board's few centres, but few of them are framed like a card's centre. Up to
+/// [`MAX_GROWN`] starts are grown, not the first few: on a pile seen at an angle the cards
+/// laid last lie off the lattice of the first, and a start mixing the two can grow a lattice
+/// a square off across the board, with more centres than the right one grown from a start of
+/// one seed. A lattice grown past [`MAX_CENTRES`] runs through a cloth's motifs: it is no
+/// board, and the starts among its "centres" are not grown again.
+fn candidate_boards(
+    lookup: &Lookup,
+    seeds: &[Seed],
+    covering: bool,
+) -> Vec<(BoardLattice, BTreeMap<LatticePos, CentreLook>)> {
+    let mut starts: Vec<(BoardLattice, Fit, BTreeMap<LatticePos, CentreLook>)> =
+        fit_seeds(seeds, usize::MAX)
+            .into_iter()
+            .filter_map(|(lattice, on, fit)| {
+                let centres: BTreeMap<LatticePos, CentreLook> = on
+                    .iter()
+                    .filter_map(|&(_, pos)| {
+                        centre_at(lookup, &lattice, [pos.col as f32, pos.row as f32], None)
+                            .map(|look| (pos, look))
+                    })
+                    .collect();
+                (!centres.is_empty()).then_some((lattice, fit, centres))
+            })
+            .collect();
+    // Stable: on a tie, the start most seeds agree with, then the most typical.
+    starts.sort_by_key(|s| std::cmp::Reverse(s.2.len()));
+    let mut boards: Vec<(BoardLattice, BTreeMap<LatticePos, CentreLook>)> = Vec::new();
+    // The "centres" of lattices that grew through a cloth's motifs, in the photo: a start
+    // among them grows through the cloth again (a gingham has dozens of starts).
+    let mut cloth: Vec<[f32; 2]> = Vec::new();
+    let mut grown = 0;
+    for (mut lattice, mut fit, mut centres) in starts {
+        if grown == MAX_GROWN {
+            break;
         }
-        if centres.is_empty() {
+        let on_cloth = centres.keys().all(|&pos| {
+            let at = |dc: f32| lattice.to_photo([pos.col as f32 + dc, pos.row as f32]);
+            at(0.0).zip(at(1.0)).is_some_and(|(p, next)| {
+                let side = crate::geom::dist(p, next);
+                cloth.iter().any(|&q| crate::geom::dist(p, q) < 0.3 * side)
+            })
+        });
+        if on_cloth {
             continue;
         }
+        grown += 1;
         // A board of 60 cards spans under 40 × 40 squares.
         grow_centres(lookup, &mut lattice, &mut fit, &mut centres, 1600);
         if covering {
@@ -557,14 +670,21 @@ fn best_board(
                 .square_of(crate::geom::centre(&s.quad))
                 .is_some_and(|pos| centres.contains_key(&pos))
         });
-        if best.as_ref().is_none_or(|b| centres.len() > b.1.len()) {
-            best = Some((lattice, centres));
+        if centres.len() <= MAX_CENTRES {
+            boards.push((lattice, centres));
+        } else {
+            cloth.extend(
+                centres
+                    .keys()
+                    .filter_map(|p| lattice.to_photo([p.col as f32, p.row as f32])),
+            );
         }
         if all_seeds {
             break;
         }
     }
-    best
+    boards.sort_by_key(|b| std::cmp::Reverse(b.1.len()));
+    boards
 }
 
 /// The reading of the board whose centres were found on `lattice`; those at `seen_before`

@@ -838,6 +838,12 @@ impl CentreLook {
         self.ring_dark < CLEAN_RING && self.passes_but_for_ring(stock, MIN_INK)
     }
 
+    /// Whether the square would pass for a centre but for its ring: a square drawn a little
+    /// off its stock takes in the pattern beside it there.
+    pub fn is_centre_but_for_ring(&self) -> bool {
+        self.ring_dark >= CLEAN_RING && self.passes_but_for_ring(None, MIN_INK)
+    }
+
     /// [`CentreLook::is_centre`] for a square where an earlier photo of the same board saw a
     /// centre: the blurred edges of darker squares beside it may then shade the outer part of
     /// its ring, more where the card lies a little askew of the lattice, and glare may leave

@@ -728,6 +728,37 @@ fn a_centre_beside_a_light_pattern_settles_on_its_own_stock() {
     }
 }
 
+/// A seed's square drawn a quarter of a square off its stock towards the zebra beside it
+/// (and a little down) takes in the speckle and the pattern below, and fails as a centre
+/// there: it is judged where it settles, on its stock.
+#[test]
+fn a_seed_drawn_off_its_stock_is_judged_where_it_settles() {
+    let (image, origin, side) = centre_beside_a_zebra();
+    let lookup = crate::refine::Lookup::new(&image, None);
+    let off = [origin[0] + 0.25 * side, origin[1] + 0.15 * side];
+    let quad = [[-0.5f32, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]]
+        .map(|[c, r]| [off[0] + c * side, off[1] + r * side]);
+    let seed = super::seeds::Seed {
+        quad,
+        area: side * side,
+        symbol: origin,
+    };
+    let measured =
+        crate::geom::homography_4(&[[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]], &quad)
+            .and_then(|h| super::seeds::CentreLook::measure(&lookup, &h))
+            .unwrap();
+    assert!(
+        !measured.is_centre(None),
+        "passes where drawn: {measured:?}"
+    );
+    let settled = super::read::seed_as_centre(&lookup, seed).expect("no centre where it settles");
+    let middle = crate::geom::centre(&settled.quad);
+    assert!(
+        crate::geom::dist(middle, origin) < 0.08 * side,
+        "settled at {middle:?}, not {origin:?}"
+    );
+}
+
 /// Black ink under a warm lamp, on stock the exposure clipped to white, carries the lamp's
 /// cast: it is a centre's symbol. On stock that shows the light (not clipped) the same
 /// colour is a brown mark, and a red mark is no symbol on either.
@@ -1409,6 +1440,48 @@ fn cards_lying_off_the_lattice_together_are_found() {
     assert!(total.wrong <= 1, "{total:?}");
 }
 
+/// Cards `n` × `n` tiled edge to edge on a felt, a little turned, squares of 18 pixels.
+fn tiled_cards(n: usize) -> image::RgbImage {
+    let side = 18.0f32;
+    let span = 3.0 * side * n as f32;
+    let size = (span + 120.0) as u32;
+    let mut image = image::RgbImage::from_pixel(size, size, image::Rgb([50, 90, 60]));
+    let a = 4f32.to_radians();
+    let (u, v) = (
+        [side * a.cos(), side * a.sin()],
+        [-side * a.sin(), side * a.cos()],
+    );
+    let first = 60.0 + 1.5 * side;
+    for i in 0..n {
+        for j in 0..n {
+            let (c, r) = (3.0 * j as f32, 3.0 * i as f32);
+            let origin = [first + c * u[0] + r * v[0], first + c * u[1] + r * v[1]];
+            fill_card(&mut image, origin, [u, v], |row, col| {
+                ((row, col) == (0, 0)).then_some([240, 235, 222])
+            });
+            let at = (origin[0].round() as i32, origin[1].round() as i32);
+            imageproc::drawing::draw_filled_circle_mut(&mut image, at, 4, image::Rgb([25, 20, 25]));
+        }
+    }
+    imageproc::filter::gaussian_blur_f32(&image, 1.0)
+}
+
+/// No board has more cards than a box holds: a lattice of a hundred card-like motifs (a
+/// cloth whose motifs line up, here cards printed edge to edge) is not read as a board, and
+/// sixteen such cards are one.
+#[test]
+fn a_lattice_of_more_centres_than_a_box_holds_is_no_board() {
+    let set = set();
+    let board = read(&tiled_cards(4), &set).expect("sixteen cards are a board");
+    assert_eq!(board.centres.len(), 16);
+    let cloth = read(&tiled_cards(10), &set);
+    assert!(
+        matches!(cloth, Err(CamouflageReadError::NoCentres)),
+        "{:?}",
+        cloth.map(|r| r.centres.len())
+    );
+}
+
 #[test]
 fn a_centre_drifting_alone_keeps_to_the_lattice() {
     let drifts: BTreeMap<LatticePos, [f32; 2]> = [
@@ -1429,4 +1502,38 @@ fn a_centre_drifting_alone_keeps_to_the_lattice() {
     assert_eq!(at(6, 6), [0.0, 0.0]);
     assert_eq!(at(6, 8), [0.0, 0.0]);
     assert_eq!(at(0, 0), [0.0, 0.0]);
+}
+
+/// A small board far from the camera on a cloth of small flowers with dark hearts: each
+/// flower is a light blob with a dark middle, as a centre is, and they lie thick enough for
+/// a lattice to grow through dozens of them. The board is the one whose cards are read
+/// whole, however many flowers line up.
+#[test]
+fn a_small_board_on_a_cloth_of_dark_hearted_flowers_is_found() {
+    let set = set();
+    for seed in [31u64, 32] {
+        let board = random_board(&set, SideIdx(0), false, DeckIdx(1), 3, seed).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut spec =
+            CamouflageSceneSpec::random(&set, &board, &mut rng, (1280, 720), Degradation::Clean)
+                .unwrap();
+        spec.table = tablejudge_render::TableSpec::Floral {
+            ground: Srgb::new(70, 110, 60),
+            petal: Srgb::new(240, 205, 50),
+            heart: Srgb::new(80, 45, 20),
+            leaf: Srgb::new(80, 170, 70),
+            spacing: 1.4,
+            angle_deg: 10.0,
+        };
+        // Squares of about 20 pixels.
+        spec.camera.distance = spec.camera.focal_px / 20.0;
+        spec.camera.tilt_deg = 10.0;
+        let (img, truth) = photo(&set, &spec);
+        let got = compare(&read(&img, &set).unwrap(), &truth);
+        assert_eq!(
+            (got.centres_missed, got.centres_extra),
+            (0, 0),
+            "seed {seed}: {got:?}"
+        );
+    }
 }
