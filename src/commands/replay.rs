@@ -17,7 +17,7 @@ use tablejudge_vision::camouflage::{
     FrameOutcome, Replay, SideColours, Tracker,
 };
 use tablejudge_vision::video::{is_video, FrameState, SettleDetector, VideoReader};
-use tablejudge_vision::Camera;
+use tablejudge_vision::{Camera, VisionError};
 
 use super::camouflage::annotated;
 use super::print_json;
@@ -176,9 +176,13 @@ pub fn settled_frames(path: &Path, settle_s: f64) -> Result<(Vec<SeriesPhoto>, V
     let started = Instant::now();
     let mut frames = 0;
     loop {
-        let frame = match video.next_frame() {
-            Ok(Some(f)) => f,
-            Ok(None) => break,
+        match watch_next(&mut video, &mut detector) {
+            Ok(Watched::End) => break,
+            Ok(Watched::Passed) => {}
+            Ok(Watched::Settled(frame)) => photos.push(SeriesPhoto {
+                name: format!("frame_{frames:06}"),
+                image: Ok(frame),
+            }),
             // A damaged frame ends what can be read; the frames before it still count.
             Err(e) => {
                 photos.push(SeriesPhoto {
@@ -187,12 +191,6 @@ pub fn settled_frames(path: &Path, settle_s: f64) -> Result<(Vec<SeriesPhoto>, V
                 });
                 break;
             }
-        };
-        if detector.push(&frame) == FrameState::Settled {
-            photos.push(SeriesPhoto {
-                name: format!("frame_{frames:06}"),
-                image: Ok(frame),
-            });
         }
         frames += 1;
     }
@@ -207,6 +205,30 @@ pub fn settled_frames(path: &Path, settle_s: f64) -> Result<(Vec<SeriesPhoto>, V
         watch_ms_per_frame: 1000.0 * elapsed / frames as f64,
     };
     Ok((photos, watch))
+}
+
+/// What the next frame of a watched video was.
+enum Watched {
+    End,
+    /// Moving, or still but not yet long enough, or the scene last settled.
+    Passed,
+    /// The table settled into a new state in this frame.
+    Settled(RgbImage),
+}
+
+/// Decodes and watches the next frame. Only a settled frame is made a whole image: the
+/// others are only compared, as thumbnails.
+fn watch_next(
+    video: &mut VideoReader,
+    detector: &mut SettleDetector,
+) -> Result<Watched, VisionError> {
+    if !video.advance()? {
+        return Ok(Watched::End);
+    }
+    Ok(match detector.push_thumbnail(video.thumbnail()?) {
+        FrameState::Settled => Watched::Settled(video.frame()?),
+        FrameState::Moving | FrameState::Still => Watched::Passed,
+    })
 }
 
 /// The photos read on their own at the start of each run of photos: one may have a hand over

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use image::{imageops, GrayImage, RgbImage};
 use opencv::core::{Mat, Size};
+use opencv::imgproc;
 use opencv::prelude::*;
 use opencv::videoio::{self, VideoCapture, VideoWriter};
 
@@ -78,17 +79,48 @@ impl VideoReader {
 
     /// The next frame, or `None` at the end.
     pub fn next_frame(&mut self) -> Result<Option<RgbImage>, VisionError> {
+        if !self.advance()? {
+            return Ok(None);
+        }
+        self.frame().map(Some)
+    }
+
+    /// Decodes the next frame, kept until the next call; `false` at the end. Watching a
+    /// table needs only a thumbnail of most frames ([`VideoReader::thumbnail`]): turning a
+    /// whole 1280×720 frame into an `RgbImage` costs more than shrinking it.
+    pub fn advance(&mut self) -> Result<bool, VisionError> {
         let got = self
             .cap
             .read(&mut self.frame)
             .map_err(VisionError::opencv("decoding a video frame"))?;
-        if !got || self.frame.empty() {
-            return Ok(None);
-        }
-        bgr_mat_to_rgb(&self.frame).map(Some).map_err(|e| match e {
+        Ok(got && !self.frame.empty())
+    }
+
+    /// The frame decoded last.
+    pub fn frame(&self) -> Result<RgbImage, VisionError> {
+        bgr_mat_to_rgb(&self.frame).map_err(|e| match e {
             VisionError::EmptyImage(_) => VisionError::EmptyImage(self.path.clone()),
             e => e,
         })
+    }
+
+    /// The frame decoded last as a grey thumbnail for [`SettleDetector::push_thumbnail`]:
+    /// shrunk by OpenCV's area averaging before it becomes an image, the same thumbnail as
+    /// [`SettleDetector::push`] makes of the whole frame (but for rounding).
+    pub fn thumbnail(&self) -> Result<GrayImage, VisionError> {
+        let (w, h) = (self.frame.cols(), self.frame.rows());
+        let (tw, th) = thumbnail_size(w.unsigned_abs(), h.unsigned_abs());
+        let mut small = Mat::default();
+        imgproc::resize(
+            &self.frame,
+            &mut small,
+            Size::new(tw as i32, th as i32),
+            0.0,
+            0.0,
+            imgproc::INTER_AREA,
+        )
+        .map_err(VisionError::opencv("shrinking a video frame"))?;
+        Ok(imageops::grayscale(&bgr_mat_to_rgb(&small)?))
     }
 }
 
@@ -185,7 +217,12 @@ impl SettleDetector {
 
     /// Feeds the next frame.
     pub fn push(&mut self, frame: &RgbImage) -> FrameState {
-        let thumb = thumbnail(frame);
+        self.push_thumbnail(thumbnail(frame))
+    }
+
+    /// Feeds the next frame as its grey thumbnail, [`THUMB_WIDTH`] wide
+    /// ([`VideoReader::thumbnail`]).
+    pub fn push_thumbnail(&mut self, thumb: GrayImage) -> FrameState {
         let moved = self
             .previous
             .as_ref()
@@ -210,10 +247,15 @@ impl SettleDetector {
 }
 
 fn thumbnail(frame: &RgbImage) -> GrayImage {
-    let (w, h) = frame.dimensions();
+    let (tw, th) = thumbnail_size(frame.width(), frame.height());
+    imageops::grayscale(&imageops::thumbnail(frame, tw, th))
+}
+
+/// The size of a `w` × `h` frame's thumbnail.
+fn thumbnail_size(w: u32, h: u32) -> (u32, u32) {
     let tw = THUMB_WIDTH.min(w).max(1);
     let th = ((u64::from(h) * u64::from(tw)) / u64::from(w.max(1))).max(1) as u32;
-    imageops::grayscale(&imageops::thumbnail(frame, tw, th))
+    (tw, th)
 }
 
 /// The fraction of pixels that changed between two thumbnails (of one size; different sizes
@@ -332,6 +374,40 @@ mod tests {
             n += 1;
         }
         assert_eq!(n, 3);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A frame watched as a thumbnail shrunk by OpenCV is the thumbnail of the whole frame
+    /// but for rounding, so a settled scene is judged the same either way.
+    #[test]
+    fn a_frames_thumbnail_is_that_of_its_image() {
+        let dir = std::env::temp_dir().join(format!("tablejudge-thumb-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.avi");
+        let frames = [scene(None, None), scene(Some((300, 100)), Some(250))];
+        let mut w = VideoFileWriter::create(&path, 5.0, (640, 360)).unwrap();
+        for f in &frames {
+            w.write(f).unwrap();
+        }
+        w.finish().unwrap();
+        let mut r = VideoReader::open(&path).unwrap();
+        let mut n = 0;
+        while r.advance().unwrap() {
+            let (fast, whole) = (r.thumbnail().unwrap(), thumbnail(&r.frame().unwrap()));
+            assert_eq!(fast.dimensions(), (160, 90));
+            assert_eq!(fast.dimensions(), whole.dimensions());
+            let most = fast
+                .as_raw()
+                .iter()
+                .zip(whole.as_raw())
+                .map(|(&a, &b)| a.abs_diff(b))
+                .max()
+                .unwrap();
+            assert!(most <= 2, "frame {n}: {most} grey levels apart");
+            assert!(changed_fraction(&fast, &whole) == 0.0);
+            n += 1;
+        }
+        assert_eq!(n, 2);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
