@@ -110,6 +110,7 @@ impl<'a> Lookup<'a> {
 
     /// The bilinear R + G + B at ideal point `p`, as the sum of [`Lookup::rgb`]'s channels
     /// (equal but for rounding) at a third of its cost; `None` outside the photo.
+    #[inline]
     pub fn brightness(&self, p: [f32; 2]) -> Option<f32> {
         let [x, y] = self.source(p);
         let (w, h) = self.image.dimensions();

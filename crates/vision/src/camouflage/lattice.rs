@@ -360,7 +360,11 @@ pub(crate) fn settle_near(
     // lies an eighth of a square out: nearer, on squares of 12 pixels, it fell inside the
     // edge's blur and the centres settled a quarter square off.
     const PER_SIDE: usize = 12;
-    let band: Vec<([f32; 2], f32)> = [(0.4f32, 1.0f32), (0.46, 1.0), (0.62, -1.0)]
+    let h = &lattice.homography;
+    // Each sample in homogeneous photo coordinates at no shift: a shift adds the same
+    // offset to all of them, so each of the 83 shifts costs one division per sample, not a
+    // homography each.
+    let band: Vec<([f64; 3], f32)> = [(0.4f32, 1.0f32), (0.46, 1.0), (0.62, -1.0)]
         .iter()
         .flat_map(|&(d, sign)| {
             (0..PER_SIDE).flat_map(move |i| {
@@ -368,14 +372,35 @@ pub(crate) fn settle_near(
                 [[t, -d], [d, t], [-t, d], [-d, -t]].map(|p| (p, sign))
             })
         })
+        .map(|([x, y], sign)| {
+            let (u, v) = (f64::from(c + x), f64::from(r + y));
+            (
+                std::array::from_fn(|k| h[k][0] * u + h[k][1] * v + h[k][2]),
+                sign,
+            )
+        })
         .collect();
     let brightness = |dx: f32, dy: f32| -> f32 {
-        band.iter()
-            .filter_map(|&([x, y], sign)| {
-                let p = lattice.to_photo([c + dx + x, r + dy + y])?;
-                Some(sign * lookup.brightness(p)?)
-            })
-            .sum()
+        let (dx, dy) = (f64::from(dx), f64::from(dy));
+        let off: [f64; 3] = std::array::from_fn(|k| h[k][0] * dx + h[k][1] * dy);
+        let sample = |&([x, y, w], sign): &([f64; 3], f32)| {
+            let w = w + off[2];
+            if w.abs() < 1e-12 {
+                return 0.0;
+            }
+            let iw = w.recip();
+            let p = [((x + off[0]) * iw) as f32, ((y + off[1]) * iw) as f32];
+            lookup.brightness(p).map_or(0.0, |b| sign * b)
+        };
+        // Four sums, one per side of the band, so that each addition need not wait on the
+        // one before.
+        let mut sides = [0.0f32; 4];
+        for four in band.chunks_exact(4) {
+            for (side, s) in sides.iter_mut().zip(four) {
+                *side += sample(s);
+            }
+        }
+        sides.iter().sum()
     };
     const MAX_DRIFT: f32 = 0.34;
     let mut best = (
