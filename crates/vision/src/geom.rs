@@ -95,6 +95,22 @@ pub fn dist(a: [f32; 2], b: [f32; 2]) -> f32 {
     (a[0] - b[0]).hypot(a[1] - b[1])
 }
 
+/// `v` rounded half away from zero, as `f32::round` does, without its libm call (the build
+/// targets x86-64 without SSE4.1, where `round` is a function call: in the seed search's
+/// inner loops it cost more than the arithmetic). `v` within ±2³¹.
+pub fn round_to_i32(v: f32) -> i32 {
+    let t = v as i32;
+    // `v - t` is exact: both lie within a factor of two of each other, or `t` is 0.
+    let frac = v - t as f32;
+    if frac >= 0.5 {
+        t + 1
+    } else if frac <= -0.5 {
+        t - 1
+    } else {
+        t
+    }
+}
+
 /// The quad with its corner list turned by `k` places: corner `k` becomes corner 0.
 pub fn turn(q: &Quad, k: usize) -> Quad {
     [q[k % 4], q[(k + 1) % 4], q[(k + 2) % 4], q[(k + 3) % 4]]
@@ -227,6 +243,31 @@ pub fn convex_hull(contour: &[[i32; 2]], out: &mut Vec<[i32; 2]>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn round_to_i32_rounds_like_f32_round(v in -1.0e6f32..1.0e6) {
+            proptest::prop_assert_eq!(round_to_i32(v), v.round() as i32);
+        }
+    }
+
+    #[test]
+    fn round_to_i32_at_the_halves() {
+        for v in [
+            0.0,
+            0.5,
+            -0.5,
+            0.499_999_97,
+            -0.499_999_97,
+            1.5,
+            -1.5,
+            2.5,
+            -2.5,
+            1e6 + 0.5,
+        ] {
+            assert_eq!(round_to_i32(v), v.round() as i32, "{v}");
+        }
+    }
 
     #[test]
     fn four_point_homography_maps_corners_and_inverts() {

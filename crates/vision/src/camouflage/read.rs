@@ -1343,8 +1343,15 @@ impl<'a> TableLook<'a> {
         })
     }
 
+    /// Whether `c` is within the limit of [`TableLook::enough`] of the table's squares (its
+    /// `enough`-th nearest within it), counted only until there are enough.
     pub(super) fn is_like(&self, c: Lab) -> bool {
-        kth_nearest(&self.table, self.enough, c, None) <= self.limit
+        self.table
+            .iter()
+            .filter(|t| c.delta_e(**t) <= self.limit)
+            .take(self.enough)
+            .count()
+            >= self.enough
     }
 
     /// Like the table, and like it beside three sides of the block (or every side in the
@@ -1372,9 +1379,17 @@ impl<'a> TableLook<'a> {
 
     /// The sides that the squares of `sided` like `c` lie beside.
     fn sides_near(&self, c: Lab, sided: impl Iterator<Item = (Lab, u8)>) -> u8 {
-        sided
-            .filter(|(t, _)| c.delta_e(*t) <= self.limit)
-            .fold(0, |all, (_, sides)| all | sides)
+        let mut near = 0;
+        for (t, sides) in sided {
+            // Every side seen is near already: the rest cannot add one.
+            if near == self.sides_seen {
+                break;
+            }
+            if sides & !near != 0 && c.delta_e(t) <= self.limit {
+                near |= sides;
+            }
+        }
+        near
     }
 }
 

@@ -13,7 +13,7 @@ use opencv::imgproc;
 use opencv::prelude::*;
 
 use crate::error::VisionError;
-use crate::geom::{centre, inside, signed_area};
+use crate::geom::{centre, inside, round_to_i32, signed_area};
 use crate::mat::rgb_to_mat;
 use crate::rectify::{apply_homography, Homography, Quad};
 use crate::refine::Lookup;
@@ -418,10 +418,7 @@ fn edge_support(edges: &Edges, quad: &Quad) -> f32 {
             let t = 0.1 + 0.8 * (i as f32 + 0.5) / PER_SIDE as f32;
             let p = [a[0] + t * dx, a[1] + t * dy];
             let hit = [-1.0f32, 0.0, 1.0].iter().any(|&d| {
-                let (x, y) = (
-                    (p[0] + d * n[0]).round() as i32,
-                    (p[1] + d * n[1]).round() as i32,
-                );
+                let (x, y) = (round_to_i32(p[0] + d * n[0]), round_to_i32(p[1] + d * n[1]));
                 if x < 0 || y < 0 || x >= edges.width || y >= edges.height {
                     return false;
                 }
@@ -457,9 +454,9 @@ fn lines_along(
             continue;
         }
         let t = dx * n[0] + dy * n[1];
-        let k = ((t + reach) * 2.0).round();
-        if k >= 0.0 && (k as usize) < bins {
-            profile[k as usize] += m;
+        let k = round_to_i32((t + reach) * 2.0);
+        if let Some(bin) = usize::try_from(k).ok().filter(|&k| k < bins) {
+            profile[bin] += m;
         }
     }
     // Strength within a pixel of a bin, from running sums over the profile padded so that
@@ -485,11 +482,11 @@ fn lines_along(
     let mut side = min_side;
     while side <= max_side {
         // The four lines' bins from the middle's, in half pixels.
-        let lines = [-1.5f32, -0.5, 0.5, 1.5].map(|k| (2.0 * k * side).round() as isize);
+        let lines = [-1.5f32, -0.5, 0.5, 1.5].map(|k| round_to_i32(2.0 * k * side) as isize);
         let shift = 0.2 * side;
         let mut o = -shift;
         while o <= shift {
-            let middle = ((o + reach) * 2.0).round() as isize + pad as isize;
+            let middle = round_to_i32((o + reach) * 2.0) as isize + pad as isize;
             let score: f32 = lines.iter().map(|&d| window((middle + d) as usize)).sum();
             if score > best.0 {
                 best = (score, o, side);
