@@ -770,6 +770,7 @@ pub(crate) mod tests {
                 .collect(),
             stray_symbols: Vec::new(),
             lattice: Some(lattice),
+            looks: Default::default(),
         }
     }
 

@@ -212,10 +212,21 @@ pub(crate) fn grow_centres(
     lattice: &mut BoardLattice,
     fit: &mut Fit,
     centres: &mut BTreeMap<LatticePos, CentreLook>,
-    max_squares: usize,
+) {
+    grow_centres_where(lookup, lattice, fit, centres, &mut |_, _| true);
+}
+
+/// [`grow_centres`], trying only the squares where `worth(lattice, square)` says a centre may
+/// have appeared (following a board into the next photo: where the squares changed).
+pub(crate) fn grow_centres_where(
+    lookup: &Lookup,
+    lattice: &mut BoardLattice,
+    fit: &mut Fit,
+    centres: &mut BTreeMap<LatticePos, CentreLook>,
+    worth: &mut dyn FnMut(&BoardLattice, LatticePos) -> bool,
 ) {
     let from: Vec<LatticePos> = centres.keys().copied().collect();
-    grow_centres_from(lookup, lattice, fit, centres, from, max_squares);
+    grow_centres_from(lookup, lattice, fit, centres, from, worth);
 }
 
 /// More centres than any board has: a box holds eight decks of six cards (48), and a
@@ -224,6 +235,9 @@ pub(crate) fn grow_centres(
 /// costs time: a cloth of dots grew to 953 "centres" in 2.3 s.
 pub(crate) const MAX_CENTRES: usize = 64;
 
+/// The most squares one growth tries: those within two of [`MAX_CENTRES`] centres, and more.
+const MAX_SQUARES: usize = 1600;
+
 /// [`grow_centres`] from the centres `from` only (the others were grown from already).
 fn grow_centres_from(
     lookup: &Lookup,
@@ -231,7 +245,7 @@ fn grow_centres_from(
     fit: &mut Fit,
     centres: &mut BTreeMap<LatticePos, CentreLook>,
     from: Vec<LatticePos>,
-    max_squares: usize,
+    worth: &mut dyn FnMut(&BoardLattice, LatticePos) -> bool,
 ) {
     let mut tried: BTreeSet<LatticePos> = centres.keys().copied().collect();
     let mut frontier: VecDeque<LatticePos> = from.into();
@@ -252,10 +266,10 @@ fn grow_centres_from(
             for dc in -2..=2 {
                 let pos = at.offset(dr, dc);
                 // A card centred beside a centre in view would cover it: no centre there.
-                if tried.len() >= max_squares || pos.within_one(at) || !tried.insert(pos) {
+                if tried.len() >= MAX_SQUARES || pos.within_one(at) || !tried.insert(pos) {
                     continue;
                 }
-                if join(lookup, lattice, fit, centres, pos, drift, stock) {
+                if worth(lattice, pos) && join(lookup, lattice, fit, centres, pos, drift, stock) {
                     frontier.push_back(pos);
                 }
             }
@@ -279,7 +293,6 @@ pub(crate) fn grow_to_seeds(
     lattice: &mut BoardLattice,
     fit: &mut Fit,
     centres: &mut BTreeMap<LatticePos, CentreLook>,
-    max_squares: usize,
 ) {
     let mut tried: BTreeSet<LatticePos> = BTreeSet::new();
     loop {
@@ -294,7 +307,7 @@ pub(crate) fn grow_to_seeds(
         tried.insert(pos);
         let stock = typical_stock(centres);
         if join(lookup, lattice, fit, centres, pos, [0.0; 2], stock) {
-            grow_centres_from(lookup, lattice, fit, centres, vec![pos], max_squares);
+            grow_centres_from(lookup, lattice, fit, centres, vec![pos], &mut |_, _| true);
         }
     }
 }

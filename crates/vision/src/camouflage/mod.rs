@@ -4,6 +4,7 @@
 
 mod lattice;
 mod locations;
+mod looks;
 mod puzzle;
 mod read;
 mod replay;
@@ -11,6 +12,7 @@ mod seeds;
 
 pub use lattice::BoardLattice;
 pub use locations::{FoundPlay, LocationReplay, LocationsReplay, LocationsTracker};
+pub use looks::SquareLooks;
 pub use puzzle::{judge_puzzle, PuzzleJudgement};
 pub use read::{
     read_camouflage, read_camouflage_boards, reread_camouflage, CamouflageReadError,

@@ -17,9 +17,11 @@ use tablejudge_rules::{Key, Palette, Pos, Srgb, Turn};
 use thiserror::Error;
 
 use super::lattice::{
-    centre_at, centre_seen_before_at, fit_seeds, framed_by_patterns, grow_centres, grow_to_seeds,
-    settle, settle_near, typical_ink, typical_stock, BoardLattice, Fit, MAX_CENTRES,
+    centre_at, centre_seen_before_at, fit_seeds, framed_by_patterns, grow_centres,
+    grow_centres_where, grow_to_seeds, settle, settle_near, typical_ink, typical_stock,
+    BoardLattice, Fit, MAX_CENTRES,
 };
+use super::looks::{SquareLook, SquareLooks};
 use super::seeds::{find_seeds, find_symbols_sized, CentreLook, Seed, SYMBOL_SIDE};
 use crate::camera::Camera;
 use crate::classify::{Classifier, ClassifierParams};
@@ -116,6 +118,10 @@ pub struct CamouflageReading {
     /// Lattice `[col, row]` to photo pixels.
     #[serde(skip)]
     pub lattice: Option<BoardLattice>,
+    /// How the squares around the centres looked, on `lattice`: the next photo is searched
+    /// for new centres only where they changed.
+    #[serde(skip)]
+    pub looks: SquareLooks,
 }
 
 impl CamouflageReading {
@@ -287,11 +293,10 @@ pub fn reread_camouflage(
 ) -> Result<Option<CamouflageReading>, CamouflageReadError> {
     // The lattice of the fullest reading (the latest of those): a photo with a hand over the
     // board shows few centres, and its lattice, fitted to them, may be off elsewhere.
-    let Some(lattice) = before
-        .iter()
-        .max_by_key(|r| r.centres.len())
-        .and_then(|r| r.lattice)
-    else {
+    let Some(fullest) = before.iter().max_by_key(|r| r.centres.len()) else {
+        return Ok(None);
+    };
+    let Some(lattice) = fullest.lattice else {
         return Ok(None);
     };
     // The centres seen, where they fall on that lattice; not those whose squares fitted no
@@ -341,7 +346,31 @@ pub fn reread_camouflage(
     else {
         return Ok(None);
     };
-    grow_centres(&lookup, &mut lattice, &mut fit, &mut centres, 1600);
+    // A new card's centre is tried only where it or a square beside it looks unlike the
+    // fullest reading's photo (a card laid changes the squares it covers), or beside a
+    // square of that reading that looked like card but lay on no card found (a centre it
+    // missed).
+    let orphans: Vec<LatticePos> = fullest
+        .orphans()
+        .map(|s| LatticePos::new(s.row, s.col))
+        .collect();
+    let mut now: BTreeMap<LatticePos, Option<SquareLook>> = BTreeMap::new();
+    let mut changed = |lattice: &BoardLattice, pos: LatticePos| {
+        orphans.iter().any(|o| o.within_one(pos))
+            || (-1..=1).any(|dr| {
+                (-1..=1).any(|dc| {
+                    let q = pos.offset(dr, dc);
+                    let Some(was) = fullest.looks.get(q) else {
+                        return true;
+                    };
+                    let is = *now
+                        .entry(q)
+                        .or_insert_with(|| SquareLook::measure(&lookup, lattice, q));
+                    is.is_none_or(|is| is.differs(was))
+                })
+            })
+    };
+    grow_centres_where(&lookup, &mut lattice, &mut fit, &mut centres, &mut changed);
     if unexplained_symbol(image, &lookup, options, &lattice, &centres)? {
         return Ok(None);
     }
@@ -533,7 +562,7 @@ fn split_board(
             let mut own = fit_homography(&fit.0, &fit.1)
                 .ok()
                 .and_then(BoardLattice::new)?;
-            grow_centres(lookup, &mut own, &mut fit, &mut part, 1600);
+            grow_centres(lookup, &mut own, &mut fit, &mut part);
             Some((own, part))
         })
         .collect()
@@ -661,9 +690,9 @@ fn candidate_boards(
         }
         grown += 1;
         // A board of 60 cards spans under 40 × 40 squares.
-        grow_centres(lookup, &mut lattice, &mut fit, &mut centres, 1600);
+        grow_centres(lookup, &mut lattice, &mut fit, &mut centres);
         if covering {
-            grow_to_seeds(lookup, seeds, &mut lattice, &mut fit, &mut centres, 1600);
+            grow_to_seeds(lookup, seeds, &mut lattice, &mut fit, &mut centres);
         }
         let all_seeds = seeds.iter().all(|s| {
             lattice
@@ -832,6 +861,7 @@ fn board_reading(
         table_ring,
         misfits,
         stray_symbols: stray_symbols(lookup, &lattice, &centres, seeds),
+        looks: SquareLooks::around(lookup, &lattice, centres.keys()),
         centres: group_symbols(&lattice, &centres),
         lattice: Some(lattice),
     })

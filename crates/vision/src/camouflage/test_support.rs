@@ -94,5 +94,6 @@ pub fn reading_of(
         centres,
         stray_symbols: Vec::new(),
         lattice: None,
+        looks: Default::default(),
     }
 }

@@ -1225,6 +1225,61 @@ fn the_next_photo_of_a_series_is_read_from_the_last() {
     );
 }
 
+/// Between two photos from one camera, the squares a card was laid on look changed and the
+/// squares away from it do not: following a board tries new centres only where squares
+/// changed, and a card laid always changes its own.
+#[test]
+fn a_card_laid_changes_the_looks_of_its_own_squares_only() {
+    let set = set();
+    let board = random_board(&set, SideIdx(0), false, DeckIdx(1), 12, 4).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let spec =
+        CamouflageSceneSpec::random(&set, &board, &mut rng, (960, 720), Degradation::Realistic)
+            .unwrap();
+    let mut fewer = spec.clone();
+    fewer.cards.pop();
+    let (before_image, _) = photo(&set, &fewer);
+    let (image, _) = photo(&set, &spec);
+    let before = read(&before_image, &set).unwrap();
+    let after = read(&image, &set).unwrap();
+    let lattice = before.lattice.unwrap();
+    let new: Vec<LatticePos> = after
+        .centres
+        .iter()
+        .filter_map(|c| lattice.square_of(c.px))
+        .filter(|p| {
+            !before
+                .centres
+                .iter()
+                .any(|b| (b.row, b.col) == (p.row, p.col))
+        })
+        .collect();
+    assert_eq!(new.len(), 1, "one card laid: {new:?}");
+    let lookup = crate::refine::Lookup::new(&image, None);
+    let (mut own, mut own_changed, mut away) = (0, 0, 0);
+    for (&pos, was) in &before.looks.0 {
+        let Some(is) = super::looks::SquareLook::measure(&lookup, &lattice, pos) else {
+            continue;
+        };
+        if pos == new[0] {
+            assert!(is.differs(was), "the new card's centre square");
+        }
+        if pos.within_one(new[0]) {
+            own += 1;
+            own_changed += usize::from(is.differs(was));
+        } else {
+            away += 1;
+            assert!(!is.differs(was), "square {pos} away from the card laid");
+        }
+    }
+    assert_eq!(own, 9);
+    assert!(
+        own_changed >= 6,
+        "{own_changed} of the card's 9 squares changed"
+    );
+    assert!(away > 40, "{away} squares compared away from the card");
+}
+
 /// A symbol in the middle of a square on or beside the board that is no centre found is a
 /// centre that following the board missed.
 #[test]
