@@ -299,10 +299,13 @@ pub fn reread_camouflage(
     let Some(lattice) = fullest.lattice else {
         return Ok(None);
     };
-    // The centres seen, where they fall on that lattice; not those whose squares fitted no
-    // card (a mark on the table taken for a symbol, which the next photo may not show).
+    // The centres seen in the last two readings, where they fall on that lattice; not those
+    // whose squares fitted no card (a mark on the table taken for a symbol, which the next
+    // photo may not show). One photo's miss is made good by the photo before it; a centre
+    // gone from two photos running was covered (a card laid over it), and looking for it in
+    // every photo after would read each of them whole.
     let mut seen: Vec<LatticePos> = Vec::new();
-    let fitting = before.iter().rev().flat_map(|r| {
+    let fitting = before.iter().rev().take(2).flat_map(|r| {
         r.centres
             .iter()
             .filter(|c| !r.misfits.contains(&LatticePos::new(c.row, c.col)))

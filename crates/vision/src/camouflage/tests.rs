@@ -1211,6 +1211,11 @@ fn the_next_photo_of_a_series_is_read_from_the_last() {
         reread_camouflage(&image, &options, &[&earlier, &before]).unwrap(),
         None
     );
+    // Gone from the last two photos: covered by a card laid over it, no longer looked for.
+    let gone = reread_camouflage(&image, &options, &[&earlier, &before, &before])
+        .unwrap()
+        .expect("a centre gone from two photos running is not looked for");
+    assert_eq!(gone.picture, again.picture);
     let mut moved = last.clone();
     moved.camera.target[0] += 0.05 * moved.camera.distance;
     let (moved, _) = photo(&set, &moved);
