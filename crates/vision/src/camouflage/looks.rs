@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use tablejudge_rules::camouflage::LatticePos;
 
 use super::lattice::BoardLattice;
+use crate::rectify::apply_homography;
 use crate::refine::Lookup;
 
 /// Samples a side of a square: 6 × 6, each ninth of the square (3 × 3) the mean of 2 × 2.
@@ -39,7 +40,7 @@ impl SquareLook {
                     INSET + (1.0 - 2.0 * INSET) * (j as f32 + 0.5) / SAMPLES as f32,
                     INSET + (1.0 - 2.0 * INSET) * (i as f32 + 0.5) / SAMPLES as f32,
                 ];
-                let px = lookup.rgb(crate::rectify::apply_homography(&h, at)?)?;
+                let px = lookup.rgb(apply_homography(&h, at)?)?;
                 let ninth = &mut ninths[(i / 2) * 3 + j / 2];
                 for c in 0..3 {
                     ninth[c] += px[c] / 4.0;
@@ -71,7 +72,7 @@ pub struct SquareLooks(pub(crate) BTreeMap<LatticePos, SquareLook>);
 
 /// How far from a centre squares' looks are kept: a new card's centre lies within two
 /// squares of a centre (it overlaps a card), and is tried when it or a neighbour changed.
-pub(crate) const LOOKS_REACH: i32 = 3;
+const LOOKS_REACH: i32 = 3;
 
 impl SquareLooks {
     /// The looks of every square within [`LOOKS_REACH`] of a centre at `centres`.
