@@ -670,8 +670,11 @@ fn candidate_boards(
                 (!centres.is_empty()).then_some((lattice, fit, centres))
             })
             .collect();
-    // Stable: on a tie, the start most seeds agree with, then the most typical.
-    starts.sort_by_key(|s| std::cmp::Reverse(s.2.len()));
+    // Stable: on a tie, the start most seeds agree with, then the most typical. Starts
+    // whose "centres" crowd one another (no two centres of cards in view are neighbours:
+    // the one on top would cover the other) are a cloth's checks seen as a lattice, and go
+    // last: a gingham offers dozens of them, with more "centres" than a small board has.
+    starts.sort_by_key(|s| (crowded(&s.2), std::cmp::Reverse(s.2.len())));
     let mut boards: Vec<(BoardLattice, BTreeMap<LatticePos, CentreLook>)> = Vec::new();
     // The "centres" of lattices that grew through a cloth's motifs, in the photo: a start
     // among them grows through the cloth again (a gingham has dozens of starts).
@@ -692,6 +695,7 @@ fn candidate_boards(
             continue;
         }
         grown += 1;
+        let start = (lattice, centres.clone());
         // A board of 60 cards spans under 40 × 40 squares.
         grow_centres(lookup, &mut lattice, &mut fit, &mut centres);
         if covering {
@@ -710,6 +714,7 @@ fn candidate_boards(
                     .keys()
                     .filter_map(|p| lattice.to_photo([p.col as f32, p.row as f32])),
             );
+            boards.extend(grow_off_cloth(lookup, &start.0, start.1));
         }
         if all_seeds {
             break;
@@ -717,6 +722,54 @@ fn candidate_boards(
     }
     boards.sort_by_key(|b| std::cmp::Reverse(b.1.len()));
     boards
+}
+
+/// A start whose lattice grew through a cloth's motifs (a cloth printed at the cards' own
+/// lattice: the board's lattice runs on through the cloth), grown again from its centres
+/// framed unlike the table around it, joining only centres framed so: a card's centre has
+/// its card's patterns, or other cards, round it, a cloth's motif has the cloth. `None` when
+/// none of the start's centres is framed so, or the lattice grows through the cloth still.
+fn grow_off_cloth(
+    lookup: &Lookup,
+    lattice: &BoardLattice,
+    centres: BTreeMap<LatticePos, CentreLook>,
+) -> Option<(BoardLattice, BTreeMap<LatticePos, CentreLook>)> {
+    let (lattice, centres) = upright(lattice, centres)?;
+    let rows = centres.keys().map(|p| p.row).max()? as usize + 2;
+    let cols = centres.keys().map(|p| p.col).max()? as usize + 2;
+    let table = TableLook::around(lookup, &lattice, rows, cols, &centres)?;
+    let framed_by_table =
+        |l: &BoardLattice, pos: LatticePos| framed_by_table(lookup, l, pos, &centres, &table);
+    let mut kept: BTreeMap<LatticePos, CentreLook> = centres
+        .iter()
+        .filter(|(p, _)| !framed_by_table(&lattice, **p))
+        .map(|(p, c)| (*p, *c))
+        .collect();
+    let mut fit: Fit = (Vec::new(), Vec::new());
+    for p in kept.keys() {
+        for [dx, dy] in UNIT_CENTRED {
+            let at = [p.col as f32 + dx, p.row as f32 + dy];
+            fit.0.push(at);
+            fit.1.push(lattice.to_photo(at)?);
+        }
+    }
+    let mut own = fit_homography(&fit.0, &fit.1)
+        .ok()
+        .and_then(BoardLattice::new)?;
+    grow_centres_where(lookup, &mut own, &mut fit, &mut kept, &mut |l, pos| {
+        !framed_by_table(l, pos)
+    });
+    (!kept.is_empty() && kept.len() <= MAX_CENTRES).then_some((own, kept))
+}
+
+/// Whether most of `centres` have another beside them, more than a misread square or two
+/// explain: centres of cards in view never touch (the card on top would cover the other's).
+pub(super) fn crowded(centres: &BTreeMap<LatticePos, CentreLook>) -> bool {
+    let touching = centres
+        .keys()
+        .filter(|p| centres.keys().any(|q| q != *p && q.within_one(**p)))
+        .count();
+    touching >= 3 && 2 * touching >= centres.len()
 }
 
 /// The reading of the board whose centres were found on `lattice`; those at `seen_before`
@@ -1452,6 +1505,26 @@ pub(super) fn square_lab(
 /// A square closer than this (ΔE) to a square of the table is table, however even the table
 /// is (shadows of the cards darken the squares beside them).
 const CARD_LIKE_MIN_DELTA_E: f32 = 15.0;
+
+/// Whether most of the eight squares round `centre` look like the table all round the block:
+/// a card's centre has its card's patterns, or other cards, round it, and at most a few of
+/// them are of the table's colours.
+fn framed_by_table(
+    lookup: &Lookup,
+    lattice: &BoardLattice,
+    centre: LatticePos,
+    centres: &BTreeMap<LatticePos, CentreLook>,
+    table: &TableLook,
+) -> bool {
+    let like = (-1..=1)
+        .flat_map(|dr| (-1..=1).map(move |dc| centre.offset(dr, dc)))
+        .filter(|&q| q != centre)
+        .filter(|&q| {
+            square_lab(lookup, lattice, q, centres).is_some_and(|c| table.is_like_all_round(c))
+        })
+        .count();
+    like > 4
+}
 
 fn lin([r, g, b]: [f32; 3]) -> LinRgb {
     LinRgb { r, g, b }
