@@ -22,7 +22,7 @@ use super::lattice::{
     BoardLattice, Fit, MAX_CENTRES,
 };
 use super::looks::{SquareLook, SquareLooks};
-use super::seeds::{find_seeds, find_symbols_sized, CentreLook, Seed, SYMBOL_SIDE};
+use super::seeds::{find_seeds, find_symbols_sized, luma, CentreLook, Seed, SYMBOL_SIDE};
 use crate::camera::Camera;
 use crate::classify::{Classifier, ClassifierParams};
 use crate::colour::{Lab, LinRgb};
@@ -819,8 +819,37 @@ fn board_reading(
             }
         }
     }
-    let (card_like, beyond, table_ring) =
-        card_like_squares(lookup, &lattice, rows, cols, &covered, &centres);
+    let table = TableLook::around(lookup, &lattice, rows, cols, &centres);
+    // A centre whose stock is clearly darker than the typical centre's and of the table's
+    // colours is a patch of the table with a dark mark beside the cards (a gingham's grey
+    // check by a card's corner): the reading is made again without it. A card's centre in a
+    // shadow stays, unless the table is of that colour too. (Requiring also the table all
+    // round a centre lost a light card's centre on a light table: docs/ACCURACY.md.)
+    let on_table: Vec<LatticePos> = match (&table, stock) {
+        (Some(t), Some(s)) => centres
+            .iter()
+            .filter(|(_, c)| {
+                luma(c.ring) < DARKER_THAN_STOCK * luma(s)
+                    && t.is_like_all_round(lab_of_srgb(c.ring))
+            })
+            .map(|(p, _)| *p)
+            .collect(),
+        _ => Vec::new(),
+    };
+    if !on_table.is_empty() {
+        let mut centres = centres;
+        centres.retain(|p, _| !on_table.contains(p));
+        return board_reading(lookup, options, seeds, &lattice, centres, &seen_before);
+    }
+    let (card_like, beyond, table_ring) = card_like_squares(
+        lookup,
+        &lattice,
+        rows,
+        cols,
+        &covered,
+        &centres,
+        table.as_ref(),
+    );
     let measured: Vec<Option<[f32; 3]>> = (0..rows * cols)
         .map(|i| {
             let pos = LatticePos::new((i / cols) as i32, (i % cols) as i32);
@@ -880,7 +909,7 @@ fn board_reading(
     if let Some(side) = &named {
         unname_split_patterns(squares.iter_mut().chain(beyond.iter_mut()), side);
         let kind = |p: LatticePos| squares[p.row as usize * cols + p.col as usize].kind;
-        let beside = centres_beside_table(lookup, &lattice, rows, cols, &centres, kind);
+        let beside = centres_beside_table(lookup, &lattice, &centres, table.as_ref(), kind);
         if !beside.is_empty() {
             let mut centres = centres;
             centres.retain(|p, _| !beside.contains(p));
@@ -931,9 +960,8 @@ fn board_reading(
 fn centres_beside_table(
     lookup: &Lookup,
     lattice: &BoardLattice,
-    rows: usize,
-    cols: usize,
     centres: &BTreeMap<LatticePos, CentreLook>,
+    table: Option<&TableLook>,
     kind: impl Fn(LatticePos) -> SquareKind,
 ) -> Vec<LatticePos> {
     const SIDES: [[(i32, i32); 3]; 4] = [
@@ -949,11 +977,7 @@ fn centres_beside_table(
                 .all(|&(dr, dc)| kind(p.offset(dr, dc)) == SquareKind::Unknown)
         })
     };
-    // The table's look is only needed, and worth its cost, where a side is all unnamed.
-    if !centres.keys().any(|&p| unnamed_sides(p).next().is_some()) {
-        return Vec::new();
-    }
-    let Some(table) = TableLook::around(lookup, lattice, rows, cols, centres) else {
+    let Some(table) = table else {
         return Vec::new();
     };
     centres
@@ -1305,8 +1329,9 @@ fn card_like_squares(
     cols: usize,
     covered: &[bool],
     centres: &BTreeMap<LatticePos, CentreLook>,
+    table: Option<&TableLook>,
 ) -> (Vec<bool>, Vec<LatticePos>, Vec<LatticePos>) {
-    let Some(table) = TableLook::around(lookup, lattice, rows, cols, centres) else {
+    let Some(table) = table else {
         // The block fills the photo: nothing to tell the table by.
         return (vec![false; rows * cols], Vec::new(), Vec::new());
     };
@@ -1524,6 +1549,16 @@ fn framed_by_table(
         })
         .count();
     like > 4
+}
+
+/// How much darker than the typical centre's stock a centre's may be before its colour
+/// being the table's tells against it.
+const DARKER_THAN_STOCK: f32 = 0.8;
+
+/// An sRGB colour (0..255 per channel, as the photo's samples) in Lab.
+fn lab_of_srgb(c: [f32; 3]) -> Lab {
+    let [r, g, b] = c.map(|v| v.round().clamp(0.0, 255.0) as u8);
+    Lab::from_linear(LinRgb::from_srgb(Srgb::new(r, g, b)))
 }
 
 fn lin([r, g, b]: [f32; 3]) -> LinRgb {

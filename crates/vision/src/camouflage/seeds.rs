@@ -679,7 +679,8 @@ pub(crate) fn against(colour: [f32; 3], reference: [f32; 3]) -> (f32, f32) {
     (mean, spread)
 }
 
-fn luma(p: [f32; 3]) -> f32 {
+/// Luma (Rec. 601) of an sRGB colour.
+pub(crate) fn luma(p: [f32; 3]) -> f32 {
     0.299 * p[0] + 0.587 * p[1] + 0.114 * p[2]
 }
 
