@@ -1570,46 +1570,36 @@ fn a_centre_drifting_alone_keeps_to_the_lattice() {
 /// whole, however many flowers line up.
 #[test]
 fn a_small_board_on_a_cloth_of_dark_hearted_flowers_is_found() {
-    let set = set();
+    let flowers = tablejudge_render::TableSpec::Floral {
+        ground: Srgb::new(70, 110, 60),
+        petal: Srgb::new(240, 205, 50),
+        heart: Srgb::new(80, 45, 20),
+        leaf: Srgb::new(80, 170, 70),
+        spacing: 1.4,
+        angle_deg: 10.0,
+    };
     for seed in [31u64, 32] {
-        let board = random_board(&set, SideIdx(0), false, DeckIdx(1), 3, seed).unwrap();
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut spec =
-            CamouflageSceneSpec::random(&set, &board, &mut rng, (1280, 720), Degradation::Clean)
-                .unwrap();
-        spec.table = tablejudge_render::TableSpec::Floral {
-            ground: Srgb::new(70, 110, 60),
-            petal: Srgb::new(240, 205, 50),
-            heart: Srgb::new(80, 45, 20),
-            leaf: Srgb::new(80, 170, 70),
-            spacing: 1.4,
-            angle_deg: 10.0,
-        };
-        // Squares of about 20 pixels.
-        spec.camera.distance = spec.camera.focal_px / 20.0;
-        spec.camera.tilt_deg = 10.0;
-        let (img, truth) = photo(&set, &spec);
-        let got = compare(&read(&img, &set).unwrap(), &truth);
-        assert_eq!(
-            (got.centres_missed, got.centres_extra),
-            (0, 0),
-            "seed {seed}: {got:?}"
-        );
+        assert_small_board_read_on(seed, 3, 10.0, flowers.clone());
     }
 }
 
-/// A small board of four cards (seed `seed`), squares of about 20 pixels, rendered on
-/// `table`: every centre read, and no other.
-fn assert_small_board_read_on(seed: u64, table: tablejudge_render::TableSpec) {
+/// A small board of `cards` cards (seed `seed`), squares of about 20 pixels, seen at
+/// `tilt_deg` on `table`: every centre read, and no other.
+fn assert_small_board_read_on(
+    seed: u64,
+    cards: usize,
+    tilt_deg: f64,
+    table: tablejudge_render::TableSpec,
+) {
     let set = set();
-    let board = random_board(&set, SideIdx(0), false, DeckIdx(1), 4, seed).unwrap();
+    let board = random_board(&set, SideIdx(0), false, DeckIdx(1), cards, seed).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut spec =
         CamouflageSceneSpec::random(&set, &board, &mut rng, (1280, 720), Degradation::Clean)
             .unwrap();
     spec.table = table;
     spec.camera.distance = spec.camera.focal_px / 20.0;
-    spec.camera.tilt_deg = 30.0;
+    spec.camera.tilt_deg = tilt_deg;
     let (img, truth) = photo(&set, &spec);
     let got = compare(&read(&img, &set).unwrap(), &truth);
     assert_eq!(
@@ -1632,7 +1622,7 @@ fn a_gingham_check_by_a_card_is_no_centre() {
         duty: 0.5,
         angle_deg: 30.0,
     };
-    assert_small_board_read_on(41, gingham);
+    assert_small_board_read_on(41, 4, 30.0, gingham);
 }
 
 /// A small board on a plaid printed at the cards' own lattice: thin grey bands one square
@@ -1650,7 +1640,7 @@ fn a_small_board_on_a_plaid_of_its_own_lattice_is_found() {
         duty: 0.3,
         angle_deg: 0.0,
     };
-    assert_small_board_read_on(51, plaid);
+    assert_small_board_read_on(51, 4, 30.0, plaid);
 }
 
 /// Starts whose "centres" touch one another are a cloth's, grown last: centres of cards in
