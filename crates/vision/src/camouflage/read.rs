@@ -553,22 +553,31 @@ fn split_board(
     parts
         .into_iter()
         .filter_map(|mut part| {
-            let mut fit: Fit = (Vec::new(), Vec::new());
-            for p in part.keys() {
-                let (c, r) = (p.col as f32, p.row as f32);
-                for corner in [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]] {
-                    let at = [c + corner[0], r + corner[1]];
-                    fit.0.push(at);
-                    fit.1.push(lattice.to_photo(at)?);
-                }
-            }
-            let mut own = fit_homography(&fit.0, &fit.1)
-                .ok()
-                .and_then(BoardLattice::new)?;
+            let (mut own, mut fit) = refit(lattice, part.keys())?;
             grow_centres(lookup, &mut own, &mut fit, &mut part);
             Some((own, part))
         })
         .collect()
+}
+
+/// A lattice fitted to the squares at `centres` alone, where `lattice` puts their corners, and
+/// the fit; `None` for no centres.
+fn refit<'a>(
+    lattice: &BoardLattice,
+    centres: impl Iterator<Item = &'a LatticePos>,
+) -> Option<(BoardLattice, Fit)> {
+    let mut fit: Fit = (Vec::new(), Vec::new());
+    for p in centres {
+        for [dx, dy] in UNIT_CENTRED {
+            let at = [p.col as f32 + dx, p.row as f32 + dy];
+            fit.0.push(at);
+            fit.1.push(lattice.to_photo(at)?);
+        }
+    }
+    let own = fit_homography(&fit.0, &fit.1)
+        .ok()
+        .and_then(BoardLattice::new)?;
+    Some((own, fit))
 }
 
 /// A photo position in the coordinates the lattice lives in (and `Lookup` takes): undistorted
@@ -745,21 +754,11 @@ fn grow_off_cloth(
         .filter(|(p, _)| !framed_by_table(&lattice, **p))
         .map(|(p, c)| (*p, *c))
         .collect();
-    let mut fit: Fit = (Vec::new(), Vec::new());
-    for p in kept.keys() {
-        for [dx, dy] in UNIT_CENTRED {
-            let at = [p.col as f32 + dx, p.row as f32 + dy];
-            fit.0.push(at);
-            fit.1.push(lattice.to_photo(at)?);
-        }
-    }
-    let mut own = fit_homography(&fit.0, &fit.1)
-        .ok()
-        .and_then(BoardLattice::new)?;
+    let (mut own, mut fit) = refit(&lattice, kept.keys())?;
     grow_centres_where(lookup, &mut own, &mut fit, &mut kept, &mut |l, pos| {
         !framed_by_table(l, pos)
     });
-    (!kept.is_empty() && kept.len() <= MAX_CENTRES).then_some((own, kept))
+    (kept.len() <= MAX_CENTRES).then_some((own, kept))
 }
 
 /// Whether most of `centres` have another beside them, more than a misread square or two
@@ -830,7 +829,7 @@ fn board_reading(
             .iter()
             .filter(|(_, c)| {
                 luma(c.ring) < DARKER_THAN_STOCK * luma(s)
-                    && t.is_like_all_round(lab_of_srgb(c.ring))
+                    && t.is_like_all_round(Lab::from_srgb(srgb_of(c.ring)))
             })
             .map(|(p, _)| *p)
             .collect(),
@@ -1554,12 +1553,6 @@ fn framed_by_table(
 /// How much darker than the typical centre's stock a centre's may be before its colour
 /// being the table's tells against it.
 const DARKER_THAN_STOCK: f32 = 0.8;
-
-/// An sRGB colour (0..255 per channel, as the photo's samples) in Lab.
-fn lab_of_srgb(c: [f32; 3]) -> Lab {
-    let [r, g, b] = c.map(|v| v.round().clamp(0.0, 255.0) as u8);
-    Lab::from_linear(LinRgb::from_srgb(Srgb::new(r, g, b)))
-}
 
 fn lin([r, g, b]: [f32; 3]) -> LinRgb {
     LinRgb { r, g, b }
