@@ -649,6 +649,9 @@ pub(crate) struct CentreLook {
     pub ring_dark: f32,
     /// Share of the middle's samples much darker than the ring: the symbol's ink.
     pub ink: f32,
+    /// Share of the middle's samples a little darker than a clean ring (0 where the ring is
+    /// not clean): a symbol too fine for the photo blurs this faint.
+    pub faint: f32,
     /// How coloured the ink is against the stock: 0 for grey or black ink.
     pub ink_tint: f32,
     /// The ink's colour against the stock's as log-chroma, (ln R/G, ln B/G) of the ratios:
@@ -707,6 +710,8 @@ const INK_MASS_FLOOR: f32 = 0.1;
 /// The least share of a centre's middle that a symbol blurred grey covers: blur spreads ink,
 /// so a faint patch smaller than this is a streak of the table's grain, not a symbol.
 const MIN_FAINT: f32 = 0.2;
+/// The least share of a centre's middle that a symbol blurred grey on clipped stock covers.
+const MIN_FAINT_ON_CLIPPED: f32 = 0.1;
 
 impl CentreLook {
     /// Measures the square whose unit square `[0,1]²` the homography `h` maps into the photo.
@@ -746,7 +751,9 @@ impl CentreLook {
         // far across the middle the symbol is printed, and so is grey as dark in all as a
         // symbol's ink (blur spreads ink but keeps its sum: a hollow ring, two bars). A
         // light pattern's faint texture is not: it marks the band at the square's edge too,
-        // or is scattered thin.
+        // or is scattered thin. On clipped stock the sum is not kept (the light that blur
+        // spreads into the ink was clipped off the stock first): grey over a tenth of the
+        // middle is ink there.
         let faint_patch = || {
             let at = middle
                 .iter()
@@ -777,9 +784,19 @@ impl CentreLook {
         // Clean but for a few samples: blur brings a darker neighbour's edge into one corner.
         let ring_clean =
             (ring.iter().filter(|&&l| l < FAINT_INK * ring_luma).count() as f32) < 0.05 * n;
+        let faint = if ring_clean {
+            let faint = middle
+                .iter()
+                .filter(|(_, p)| luma(*p) < FAINT_INK * ring_luma)
+                .count();
+            faint as f32 / middle.len() as f32
+        } else {
+            0.0
+        };
+        let clipped = ring_mean.iter().all(|&c| c >= CLIPPED_STOCK);
         let limit = if ring_clean
             && (dark as f32) < MIN_INK * middle.len() as f32
-            && (faint_patch() || blurred_ink())
+            && (faint_patch() || blurred_ink() || (clipped && faint >= MIN_FAINT_ON_CLIPPED))
         {
             FAINT_INK
         } else {
@@ -822,6 +839,7 @@ impl CentreLook {
             ring_luma,
             ring_dark,
             ink,
+            faint,
             symbol,
             settled: None,
             drift: [0.0; 2],
@@ -846,8 +864,24 @@ impl CentreLook {
     /// centre: the blurred edges of darker squares beside it may then shade the outer part of
     /// its ring, more where the card lies a little askew of the lattice, and glare may leave
     /// little of its symbol.
+    ///
+    /// A symbol too fine for the photo (two thin bars in a small square, out of focus) may
+    /// leave no ink as dark as [`DARK_INK`] and too little grey to pass for blurred ink
+    /// anywhere: where a centre was seen before, grey over [`MIN_INK`] of the middle of clean
+    /// stock is its symbol still. (A card laid over it brings a pattern, which marks the
+    /// ring too.)
     pub fn is_centre_seen_before(&self, stock: Option<[f32; 3]>) -> bool {
-        self.ring_dark < SEEN_BEFORE_RING && self.passes_but_for_ring(stock, SEEN_BEFORE_INK)
+        if self.ring_dark >= SEEN_BEFORE_RING {
+            return false;
+        }
+        self.passes_but_for_ring(stock, SEEN_BEFORE_INK)
+            || (self.ink < SEEN_BEFORE_INK
+                && self.faint >= MIN_INK
+                && CentreLook {
+                    ink: self.faint,
+                    ..*self
+                }
+                .passes_but_for_ring(stock, MIN_INK))
     }
 
     fn passes_but_for_ring(&self, stock: Option<[f32; 3]>, min_ink: f32) -> bool {

@@ -677,6 +677,24 @@ fn a_hollow_or_barred_symbol_blurred_faint_is_a_centre() {
     assert!(two_bars.is_centre(None), "{two_bars:?}");
 }
 
+/// Two thin bars blurred faint on clipped stock (an over-exposed photo of small squares:
+/// a bat's "||" in the evaluation) are neither dark nor much in all, as clipping took off the
+/// stock the light that blur spread into them: a centre. The same grey on stock that is not
+/// clipped is not, unless a centre was seen there before.
+#[test]
+fn two_bars_blurred_faint_on_clipped_stock_are_a_centre() {
+    let bars =
+        |x: u32, y: u32| ((8..11).contains(&x) || (15..18).contains(&x)) && (6..20).contains(&y);
+    let clipped = look_of([253, 253, 250], [210, 210, 212], &bars);
+    assert!(clipped.is_centre(None), "{clipped:?}");
+    let lit = look_of([200, 200, 196], [166, 166, 168], &bars);
+    assert!(!lit.is_centre(None), "{lit:?}");
+    assert!(lit.is_centre_seen_before(None), "{lit:?}");
+    // Clean stock seen before, with nothing on it, is no centre.
+    let bare = look_of([200, 200, 196], [166, 166, 168], &|_, _| false);
+    assert!(!bare.is_centre_seen_before(None), "{bare:?}");
+}
+
 /// A centre's square of `side` pixels at `origin` amid pattern squares, with a zebra's light
 /// speckled square on its right, lighter than its own stock, blurred as a lens would.
 fn centre_beside_a_zebra() -> (image::RgbImage, [f32; 2], f32) {
@@ -872,6 +890,7 @@ fn centre_look(depth: f32) -> super::seeds::CentreLook {
         ring_luma: 228.0,
         ring_dark: 0.0,
         ink: 0.2,
+        faint: 0.2,
         ink_tint: 0.0,
         ink_chroma: [0.0, 0.0],
         symbol,
