@@ -33,6 +33,9 @@ const TOP_CARD_KNOWN: usize = 7;
 const TOP_CARD_ALONE: usize = 6;
 /// A card that other new cards may cover must show at least this many of its patterns.
 const LOWER_CARD_KNOWN: usize = 4;
+/// Squares of a card's face seen in one photo, its centre missed, that show the card was
+/// there: one or two may be a hand's colours read as patterns.
+const SQUARES_SHOWING_A_CARD: usize = 3;
 /// More new centres than this in one reading are not ordered by trying every order.
 const MAX_ORDERED: usize = 5;
 /// A centre with more candidate faces than this is left unnamed.
@@ -54,6 +57,9 @@ pub struct TrackedCard {
     pub placement: Placement,
     /// The reading in which it was first named.
     pub frame: usize,
+    /// The reading from which the card lay on the table already, its centre missed, when
+    /// cards were laid over it after that: it goes under them in the replay.
+    pub there_since: Option<usize>,
 }
 
 /// What the tracker made of one reading.
@@ -570,11 +576,30 @@ impl<'a> Tracker<'a> {
         if self.cards.is_empty() {
             doubts.push("no card was recognised in any photo".into());
         }
+        // A card found after cards laid over it goes under them, in the photo that showed
+        // it there first.
+        let mut order: Vec<usize> = (0..self.cards.len()).collect();
+        order.sort_by_key(|&k| {
+            let c = &self.cards[k];
+            (c.there_since.unwrap_or(c.frame), k)
+        });
+        let mut moved_to = vec![0; order.len()];
+        for (to, &from) in order.iter().enumerate() {
+            moved_to[from] = to;
+        }
+        let mut frames = self.frames;
+        for f in &mut frames {
+            if let FrameOutcome::Settled { laid, .. } = f {
+                for k in laid.iter_mut() {
+                    *k = moved_to[*k];
+                }
+            }
+        }
         Replay {
-            cards: self.cards,
-            frames: self.frames,
+            cards: order.iter().map(|&k| self.cards[k]).collect(),
+            frames,
             doubts,
-            unsure_contacts: self.unsure_contacts,
+            unsure_contacts: self.unsure_contacts.iter().map(|&k| moved_to[k]).collect(),
         }
     }
 
@@ -1246,7 +1271,7 @@ impl<'a> Tracker<'a> {
                     text,
                 });
             }
-            self.doubt_cards_laid_over(&p, &face, frame);
+            let there_since = self.cards_laid_over(&p, &face, frame);
             self.board.place(self.set, p);
             for q in p.squares() {
                 self.unsure_top.remove(&q);
@@ -1255,6 +1280,7 @@ impl<'a> Tracker<'a> {
             self.cards.push(TrackedCard {
                 placement: p,
                 frame,
+                there_since,
             });
             laid.push(self.cards.len() - 1);
         }
@@ -1262,37 +1288,57 @@ impl<'a> Tracker<'a> {
         laid
     }
 
-    /// Doubts the verdicts of cards laid over `p` before it was found. A square of `p` seen
-    /// showing its face in an earlier photo, its centre missed, or `p` itself seen there in
-    /// a photo the next one did not confirm, was `p` already there: a card laid over it
-    /// since was laid after it, though the replay lays `p` now, on top, and judged that
-    /// card without it (overlapping squares match, so the photos show either way up alike).
-    fn doubt_cards_laid_over(&mut self, p: &Placement, face: &[char; 9], frame: usize) {
-        let Some(since) = p
+    /// The cards laid over `p` before it was found. A square of `p` seen showing its face
+    /// in an earlier photo, its centre missed, or `p` itself seen there in a photo the next
+    /// one did not confirm, was `p` already there: a card laid over it since was laid after
+    /// it, though the replay lays `p` now, on top (overlapping squares match, so the photos
+    /// show either way up alike). Where the photos show `p` there for sure (named in a photo
+    /// the next one did not confirm, or three of its squares seen), the cards first seen
+    /// after that photo go over it in the replay ([`Replay::cards`]): the photo it returns.
+    /// The verdicts of cards it may lie under or over, as the photos do not tell, are
+    /// doubted.
+    fn cards_laid_over(&mut self, p: &Placement, face: &[char; 9], frame: usize) -> Option<usize> {
+        let mut ghost_since: Vec<usize> = p
             .squares()
             .iter()
             .zip(face)
             .filter_map(|(q, &f)| self.ghosts.get(q).filter(|g| g.0 == f).map(|g| g.1))
-            .chain(
-                self.withdrawn
-                    .iter()
-                    .filter(|(w, _)| w == p)
-                    .map(|&(_, seen)| seen),
-            )
             .filter(|&since| since < frame)
-            .min()
-        else {
-            return;
-        };
+            .collect();
+        ghost_since.sort_unstable();
+        let named_since = self
+            .withdrawn
+            .iter()
+            .filter(|(w, _)| w == p)
+            .map(|&(_, seen)| seen)
+            .filter(|&since| since < frame)
+            .min();
+        let since = ghost_since
+            .first()
+            .copied()
+            .into_iter()
+            .chain(named_since)
+            .min()?;
+        let sure_since = ghost_since
+            .get(SQUARES_SHOWING_A_CARD - 1)
+            .copied()
+            .into_iter()
+            .chain(named_since)
+            .min();
         let mine: HashSet<LatticePos> = p.squares().into_iter().collect();
-        let over: Vec<&str> = self
+        let over: Vec<&TrackedCard> = self
             .cards
             .iter()
             .filter(|c| c.frame >= since)
             .filter(|c| c.placement.squares().iter().any(|q| mine.contains(q)))
+            .collect();
+        let unordered: Vec<&str> = over
+            .iter()
+            .filter(|c| sure_since.is_none_or(|s| c.frame <= s))
             .map(|c| self.set.card(c.placement.card).id.as_str())
             .collect();
-        if !over.is_empty() {
+        let reordered = sure_since.filter(|&s| over.iter().any(|c| c.frame > s));
+        if !unordered.is_empty() {
             self.doubts.push(format!(
                 "card {} at {}, found in photo {}, was on the table in photo {} already (a \
                  photo missed its centre): {}, laid over it since, {} judged without it; \
@@ -1301,10 +1347,11 @@ impl<'a> Tracker<'a> {
                 p.centre,
                 frame + 1,
                 since + 1,
-                over.join(", "),
-                if over.len() == 1 { "was" } else { "were" },
+                unordered.join(", "),
+                if unordered.len() == 1 { "was" } else { "were" },
             ));
         }
+        reordered
     }
 
     /// Whether laying `order` on the table gives the top squares the reading shows, except
