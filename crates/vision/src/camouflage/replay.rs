@@ -577,11 +577,16 @@ impl<'a> Tracker<'a> {
             doubts.push("no card was recognised in any photo".into());
         }
         // A card found after cards laid over it goes under them, in the photo that showed
-        // it there first.
+        // it there first; never under the starting cards, which were laid before any play
+        // (squares seen before they were named are theirs).
+        let start_frame = self
+            .cards
+            .get(self.start_cards.saturating_sub(1))
+            .map_or(0, |c| c.frame);
         let mut order: Vec<usize> = (0..self.cards.len()).collect();
         order.sort_by_key(|&k| {
             let c = &self.cards[k];
-            (c.there_since.unwrap_or(c.frame), k)
+            (c.there_since.unwrap_or(c.frame).max(start_frame), k)
         });
         let mut moved_to = vec![0; order.len()];
         for (to, &from) in order.iter().enumerate() {
@@ -1294,7 +1299,7 @@ impl<'a> Tracker<'a> {
     /// it, though the replay lays `p` now, on top (overlapping squares match, so the photos
     /// show either way up alike). Where the photos show `p` there for sure (named in a photo
     /// the next one did not confirm, or three of its squares seen), the cards first seen
-    /// after that photo go over it in the replay ([`Replay::cards`]): the photo it returns.
+    /// after that photo go over it in the replay ([`Replay::cards`]): it returns that photo.
     /// The verdicts of cards it may lie under or over, as the photos do not tell, are
     /// doubted.
     fn cards_laid_over(&mut self, p: &Placement, face: &[char; 9], frame: usize) -> Option<usize> {
