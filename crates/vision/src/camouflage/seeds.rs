@@ -754,22 +754,6 @@ impl CentreLook {
         // or is scattered thin. On clipped stock the sum is not kept (the light that blur
         // spreads into the ink was clipped off the stock first): grey over a tenth of the
         // middle is ink there.
-        let faint_patch = || {
-            let at = middle
-                .iter()
-                .filter(|(_, p)| luma(*p) < FAINT_INK * ring_luma)
-                .map(|&(a, _)| a);
-            let (count, [x0, y0], [x1, y1]) =
-                at.fold((0usize, [N, N], [0, 0]), |(n, lo, hi), [x, y]| {
-                    (
-                        n + 1,
-                        [lo[0].min(x), lo[1].min(y)],
-                        [hi[0].max(x), hi[1].max(y)],
-                    )
-                });
-            (count as f32) >= MIN_FAINT * middle.len() as f32
-                && count * 2 >= (x1 - x0 + 1) * (y1 - y0 + 1)
-        };
         let blurred_ink = || {
             let sum: f32 = middle
                 .iter()
@@ -784,19 +768,28 @@ impl CentreLook {
         // Clean but for a few samples: blur brings a darker neighbour's edge into one corner.
         let ring_clean =
             (ring.iter().filter(|&&l| l < FAINT_INK * ring_luma).count() as f32) < 0.05 * n;
-        let faint = if ring_clean {
-            let faint = middle
+        // The faint samples of a clean ring's middle: how many, and their bounding box.
+        let faint_samples = ring_clean.then(|| {
+            middle
                 .iter()
                 .filter(|(_, p)| luma(*p) < FAINT_INK * ring_luma)
-                .count();
-            faint as f32 / middle.len() as f32
-        } else {
-            0.0
-        };
+                .fold((0usize, [N, N], [0, 0]), |(n, lo, hi), &([x, y], _)| {
+                    (
+                        n + 1,
+                        [lo[0].min(x), lo[1].min(y)],
+                        [hi[0].max(x), hi[1].max(y)],
+                    )
+                })
+        });
+        let faint = faint_samples.map_or(0.0, |(count, _, _)| count as f32 / middle.len() as f32);
+        let faint_patch = faint_samples.is_some_and(|(count, [x0, y0], [x1, y1])| {
+            (count as f32) >= MIN_FAINT * middle.len() as f32
+                && count * 2 >= (x1 - x0 + 1) * (y1 - y0 + 1)
+        });
         let clipped = ring_mean.iter().all(|&c| c >= CLIPPED_STOCK);
         let limit = if ring_clean
             && (dark as f32) < MIN_INK * middle.len() as f32
-            && (faint_patch() || blurred_ink() || (clipped && faint >= MIN_FAINT_ON_CLIPPED))
+            && (faint_patch || blurred_ink() || (clipped && faint >= MIN_FAINT_ON_CLIPPED))
         {
             FAINT_INK
         } else {
