@@ -279,6 +279,10 @@ pub struct Tracker<'a> {
     /// The cards of one deck the table starts with: the starting board's three, or a Not My
     /// Stack! location's one.
     start_cards: usize,
+    /// Whether no player plays the starting cards' deck (the starting board's; a Not My
+    /// Stack! location's owner plays theirs elsewhere, and others may lay one card of their
+    /// own there), so that the new cards show it as the one deck of `start_cards` cards.
+    start_deck_unplayed: bool,
 }
 
 /// A doubt about a card from squares seen only in the photo it was laid in.
@@ -396,6 +400,7 @@ impl<'a> Tracker<'a> {
             misread_alike: HashMap::new(),
             last_px: HashMap::new(),
             start_cards: 3,
+            start_deck_unplayed: true,
         }
     }
 
@@ -407,6 +412,7 @@ impl<'a> Tracker<'a> {
     ) -> Tracker<'a> {
         Tracker {
             start_cards: 1,
+            start_deck_unplayed: false,
             ..Tracker::new(set, side, rules)
         }
     }
@@ -889,6 +895,8 @@ impl<'a> Tracker<'a> {
             unexplained.extend(open.iter().filter(|(_, c)| c.len() > 1).map(|(p, _)| *p));
             return (self.lay(&sure, frame, HashSet::new()), unexplained);
         }
+        // Centres no face was chosen for: they may be of any deck.
+        let unnamed = unexplained.len();
         let wild: HashSet<LatticePos> = unexplained.iter().flat_map(|&c| block(c)).collect();
         let mut solutions: Vec<Vec<Placement>> = Vec::new();
         let mut choice = vec![0usize; open.len()];
@@ -943,11 +951,12 @@ impl<'a> Tracker<'a> {
         let first_board = self.board.is_empty();
         let start_deck = first_board.then(|| self.set.card(first[0].card).deck);
         if first_board
-            && sure
+            && (sure
                 .iter()
                 .filter(|p| Some(self.set.card(p.card).deck) == start_deck)
                 .count()
                 < self.start_cards
+                || start_deck.is_some_and(|d| !self.start_deck_is_sure(d, &open, unnamed)))
         {
             // Not the whole starting board yet: wait for a photo that shows it.
             unexplained.extend(sure.iter().map(|p| p.centre));
@@ -1017,6 +1026,36 @@ impl<'a> Tracker<'a> {
         }
         let order: Vec<Placement> = order.into_iter().filter(|p| sure.contains(p)).collect();
         (self.lay(&order, frame, either_way), unexplained)
+    }
+
+    /// Whether the starting board's deck is surely `start`: no other deck can have
+    /// `start_cards` of the new centres, counting those `open` may name of it and the
+    /// `unnamed` ones, which may be of any deck. The starting board's deck is played by no
+    /// one, so its cards are the only `start_cards` of one deck until a player has laid as
+    /// many; a starting card left unnamed may otherwise leave three of a player's cards
+    /// taken for the starting board. Always sure where the deck may be played too
+    /// ([`Tracker::start_deck_unplayed`]): the order of the cards tells there.
+    fn start_deck_is_sure(
+        &self,
+        start: DeckIdx,
+        open: &[(LatticePos, Vec<Placement>)],
+        unnamed: usize,
+    ) -> bool {
+        let deck = |p: &Placement| self.set.card(p.card).deck;
+        let k = self.start_cards;
+        if !self.start_deck_unplayed {
+            return true;
+        }
+        unnamed < k
+            && open.iter().flat_map(|(_, c)| c.iter().map(deck)).all(|d| {
+                d == start
+                    || open
+                        .iter()
+                        .filter(|(_, c)| c.iter().any(|p| deck(p) == d))
+                        .count()
+                        + unnamed
+                        < k
+            })
     }
 
     /// Narrows the solutions by what decks tell. The starting board is three cards of one
