@@ -446,12 +446,14 @@ pub(super) fn unexplained_symbol(
         let pos = LatticePos::new(r.round() as i32, c.round() as i32);
         let middle = (c - c.round()).hypot(r - r.round()) < 0.25;
         let near = centres.keys().any(|p| p.squares_from(pos) <= 2);
-        // A table's motif beside the board (coloured ink, no stock round it) is no centre on
-        // this lattice, settled or not; a centre missed passes for one at least there.
+        // A table's motif beside the board (coloured ink, no stock round it, or the table
+        // all round it) is no centre on this lattice, settled or not; a centre missed passes
+        // for one at least there, framed by its card's patterns.
         let looks_centre = || {
             let square = |at: [f32; 2]| {
-                CentreLook::measure(lookup, &lattice.square_at(at))
-                    .is_some_and(|l| l.is_centre(None))
+                CentreLook::measure(lookup, &lattice.square_at(at)).is_some_and(|l| {
+                    l.is_centre(None) && framed_by_patterns(lookup, lattice, at, l.ring)
+                })
             };
             let at = [pos.col as f32, pos.row as f32];
             square(at) || settle(lookup, lattice, pos).is_some_and(|(settled, _)| square(settled))
