@@ -279,9 +279,9 @@ pub struct Tracker<'a> {
     /// The cards of one deck the table starts with: the starting board's three, or a Not My
     /// Stack! location's one.
     start_cards: usize,
-    /// Whether no player plays the starting cards' deck (the starting board's; a Not My
-    /// Stack! location's owner plays theirs elsewhere, and others may lay one card of their
-    /// own there), so that the new cards show it as the one deck of `start_cards` cards.
+    /// Whether no player plays the starting cards' deck, so that a first photo shows it as
+    /// the one deck of `start_cards` cards: true of the starting board's, not of a Not My
+    /// Stack! location's card, whose owner plays that deck on the other locations.
     start_deck_unplayed: bool,
 }
 
@@ -1033,19 +1033,20 @@ impl<'a> Tracker<'a> {
     /// `unnamed` ones, which may be of any deck. The starting board's deck is played by no
     /// one, so its cards are the only `start_cards` of one deck until a player has laid as
     /// many; a starting card left unnamed may otherwise leave three of a player's cards
-    /// taken for the starting board. Always sure where the deck may be played too
-    /// ([`Tracker::start_deck_unplayed`]): the order of the cards tells there.
+    /// taken for the starting board. Always true where the deck may be played too
+    /// (`start_deck_unplayed`): the card lying under the others is taken for the starting
+    /// one there ([`Tracker::keep_likely_decks`]).
     fn start_deck_is_sure(
         &self,
         start: DeckIdx,
         open: &[(LatticePos, Vec<Placement>)],
         unnamed: usize,
     ) -> bool {
-        let deck = |p: &Placement| self.set.card(p.card).deck;
-        let k = self.start_cards;
         if !self.start_deck_unplayed {
             return true;
         }
+        let deck = |p: &Placement| self.set.card(p.card).deck;
+        let k = self.start_cards;
         unnamed < k
             && open.iter().flat_map(|(_, c)| c.iter().map(deck)).all(|d| {
                 d == start
