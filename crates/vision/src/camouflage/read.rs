@@ -450,11 +450,7 @@ pub(super) fn unexplained_symbol(
         // all round it) is no centre on this lattice, settled or not; a centre missed passes
         // for one at least there, framed by its card's patterns.
         let looks_centre = || {
-            let square = |at: [f32; 2]| {
-                CentreLook::measure(lookup, &lattice.square_at(at)).is_some_and(|l| {
-                    l.is_centre(None) && framed_by_patterns(lookup, lattice, at, l.ring)
-                })
-            };
+            let square = |at: [f32; 2]| centre_at(lookup, lattice, at, None).is_some();
             let at = [pos.col as f32, pos.row as f32];
             square(at) || settle(lookup, lattice, pos).is_some_and(|(settled, _)| square(settled))
         };

@@ -786,10 +786,11 @@ impl CentreLook {
             (count as f32) >= MIN_FAINT * middle.len() as f32
                 && count * 2 >= (x1 - x0 + 1) * (y1 - y0 + 1)
         });
-        let clipped = ring_mean.iter().all(|&c| c >= CLIPPED_STOCK);
         let limit = if ring_clean
             && (dark as f32) < MIN_INK * middle.len() as f32
-            && (faint_patch || blurred_ink() || (clipped && faint >= MIN_FAINT_ON_CLIPPED))
+            && (faint_patch
+                || blurred_ink()
+                || (clipped(ring_mean) && faint >= MIN_FAINT_ON_CLIPPED))
         {
             FAINT_INK
         } else {
@@ -908,11 +909,10 @@ impl CentreLook {
     fn cast_of_a_clipped_light(&self) -> bool {
         // Direction of a warm–cool shift in (ln R/G, ln B/G), unit length.
         const WARM: [f32; 2] = [0.507, -0.862];
-        let clipped = self.ring.iter().all(|&c| c >= CLIPPED_STOCK);
         let [u, v] = self.ink_chroma;
         let along = u * WARM[0] + v * WARM[1];
         let off = u * WARM[1] - v * WARM[0];
-        clipped && along.abs() < MAX_CAST && off.abs() < MAX_OFF_CAST
+        clipped(self.ring) && along.abs() < MAX_CAST && off.abs() < MAX_OFF_CAST
     }
 }
 
@@ -924,6 +924,11 @@ const MAX_INK_CHROMA_SPREAD: f32 = 0.35;
 /// Stock this bright in every channel (of 255) may be clipped: its colour no longer shows the
 /// light's.
 const CLIPPED_STOCK: f32 = 230.0;
+
+/// Whether stock of mean colour `ring` may be clipped ([`CLIPPED_STOCK`]).
+fn clipped(ring: [f32; 3]) -> bool {
+    ring.iter().all(|&c| c >= CLIPPED_STOCK)
+}
 /// The strongest warm or cool cast left on black ink, in log-chroma along the warm–cool line:
 /// about a tungsten lamp under a camera's daylight balance.
 const MAX_CAST: f32 = 0.7;

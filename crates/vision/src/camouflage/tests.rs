@@ -1311,9 +1311,21 @@ fn a_symbol_on_no_centre_found_is_a_centre_missed() {
     let set = set();
     let (image, _) = scene(&set, 10, 2, Degradation::Realistic);
     let reading = read(&image, &set).unwrap();
+    let mut centres = centre_looks(&image, &reading);
+    assert!(!unexplained_symbol(&image, &reading, &centres));
+    let missed = *centres.keys().nth(3).unwrap();
+    centres.remove(&missed);
+    assert!(unexplained_symbol(&image, &reading, &centres));
+}
+
+/// The look of each centre `reading` found in `image`, where its lattice puts it.
+fn centre_looks(
+    image: &image::RgbImage,
+    reading: &CamouflageReading,
+) -> BTreeMap<LatticePos, super::seeds::CentreLook> {
     let lattice = reading.lattice.unwrap();
-    let lookup = crate::refine::Lookup::new(&image, None);
-    let mut centres: BTreeMap<LatticePos, super::seeds::CentreLook> = reading
+    let lookup = crate::refine::Lookup::new(image, None);
+    reading
         .centres
         .iter()
         .map(|c| {
@@ -1321,15 +1333,20 @@ fn a_symbol_on_no_centre_found_is_a_centre_missed() {
             let look = super::seeds::CentreLook::measure(&lookup, &lattice.square(pos)).unwrap();
             (pos, look)
         })
-        .collect();
+        .collect()
+}
+
+/// Whether following `reading`'s board with only `centres` found leaves a symbol that looks
+/// like a centre missed ([`super::read::unexplained_symbol`]).
+fn unexplained_symbol(
+    image: &image::RgbImage,
+    reading: &CamouflageReading,
+    centres: &BTreeMap<LatticePos, super::seeds::CentreLook>,
+) -> bool {
+    let lattice = reading.lattice.unwrap();
+    let lookup = crate::refine::Lookup::new(image, None);
     let options = CamouflageReadOptions::default();
-    let unexplained = |centres: &BTreeMap<LatticePos, super::seeds::CentreLook>| {
-        super::read::unexplained_symbol(&image, &lookup, &options, &lattice, centres).unwrap()
-    };
-    assert!(!unexplained(&centres));
-    let missed = *centres.keys().nth(3).unwrap();
-    centres.remove(&missed);
-    assert!(unexplained(&centres));
+    super::read::unexplained_symbol(image, &lookup, &options, &lattice, centres).unwrap()
 }
 
 /// Asserts that the photo of `spec` reads every centre and no other.
@@ -1729,21 +1746,9 @@ fn a_gingham_crossing_beside_the_board_is_no_centre_missed() {
         let (image, truth) = photo(&set, &spec);
         let reading = read(&image, &set).unwrap();
         assert_eq!(compare(&reading, &truth).centres_missed, 0, "seed {seed}");
-        let lattice = reading.lattice.unwrap();
-        let lookup = crate::refine::Lookup::new(&image, None);
-        let centres: BTreeMap<LatticePos, super::seeds::CentreLook> = reading
-            .centres
-            .iter()
-            .map(|c| {
-                let pos = LatticePos::new(c.row, c.col);
-                let look = super::seeds::CentreLook::measure(&lookup, &lattice.square(pos));
-                (pos, look.unwrap())
-            })
-            .collect();
-        let options = CamouflageReadOptions::default();
+        let centres = centre_looks(&image, &reading);
         assert!(
-            !super::read::unexplained_symbol(&image, &lookup, &options, &lattice, &centres)
-                .unwrap(),
+            !unexplained_symbol(&image, &reading, &centres),
             "period {period}, seed {seed}"
         );
     }
