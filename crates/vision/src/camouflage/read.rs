@@ -790,6 +790,9 @@ fn board_reading(
         centre && c.inked_like(ink)
     });
     drop_touching_centres(&mut centres);
+    // After the touching centres have gone: a mark off a square's middle beside a cloth's
+    // mark passing for a centre tells that one for false too.
+    centres.retain(|_, c| c.ink_centred());
 
     let before_upright = *lattice;
     let (lattice, mut centres) = upright(lattice, centres).ok_or(CamouflageReadError::NoCentres)?;
@@ -920,6 +923,22 @@ fn board_reading(
         }
         _ => Vec::new(),
     };
+    // A centre that fits no card, on stock clearly darker than the typical centre's, is a
+    // patch of the table with a dark mark on it (a gingham's grey stripe with a sliver of its
+    // black check beside a card), whatever the table round it looks like: the reading is
+    // made again without it.
+    let dark_misfits: Vec<LatticePos> = stock.map_or_else(Vec::new, |s| {
+        misfits
+            .iter()
+            .copied()
+            .filter(|p| luma(centres[p].ring) < DARKER_THAN_STOCK * luma(s))
+            .collect()
+    });
+    if !dark_misfits.is_empty() {
+        let mut centres = centres;
+        centres.retain(|p, _| !dark_misfits.contains(p));
+        return board_reading(lookup, options, seeds, &lattice, centres, &seen_before);
+    }
     let picture = squares
         .chunks(cols)
         .map(|row| row.iter().map(|s| s.kind.char()).collect())

@@ -1753,3 +1753,60 @@ fn a_gingham_crossing_beside_the_board_is_no_centre_missed() {
         );
     }
 }
+
+/// A cloth's dark check cut by a card's edge leaves a dark sliver in a lattice square beside
+/// the board: on a light check it passes for a symbol on stock, but lies at the square's edge,
+/// not in its middle as every symbol is printed; on a grey stripe it fits no card and its
+/// stock is clearly darker than the centres'. Neither is a centre. (Before, these two boards
+/// read 12 and 21 centres that are not there, and one lost six of its own.)
+#[test]
+fn slivers_of_a_gingham_check_beside_the_cards_are_no_centres() {
+    let set = set();
+    for seed in [4u64, 5] {
+        let board = random_board(&set, SideIdx(0), false, DeckIdx(1), 10, seed).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut spec = CamouflageSceneSpec::random(
+            &set,
+            &board,
+            &mut rng,
+            (1280, 720),
+            Degradation::Realistic,
+        )
+        .unwrap();
+        spec.table = tablejudge_render::TableSpec::Checks {
+            ground: Srgb::new(232, 224, 200),
+            stripe: Srgb::new(25, 25, 25),
+            period: 2.0,
+            duty: 0.5,
+            angle_deg: 35.0,
+        };
+        let (image, truth) = photo(&set, &spec);
+        let got = compare(&read(&image, &set).unwrap(), &truth);
+        assert_eq!(got.centres_missed, 0, "seed {seed}");
+        assert!(
+            got.centres_extra <= 1,
+            "seed {seed}: {} extra",
+            got.centres_extra
+        );
+    }
+}
+
+/// Every symbol is printed in the middle of its square, whatever its shape: a triangle's ink
+/// lies a little off the middle, a dark sliver at the square's edge far off it.
+#[test]
+fn a_symbol_lies_in_the_middle_of_its_square_and_a_sliver_at_its_edge_does_not() {
+    let (stock, black) = ([240u8, 236, 226], [30u8, 30, 30]);
+    let plus = look_of(stock, black, &|x, y| {
+        ((11..15).contains(&x) && (6..20).contains(&y))
+            || ((6..20).contains(&x) && (11..15).contains(&y))
+    });
+    assert!(plus.ink_centred(), "{plus:?}");
+    // A triangle, point up, from 7 to 19 pixels down: its ink lies low in the square.
+    let triangle = look_of(stock, black, &|x, y| {
+        (7..19).contains(&y) && (x as i32 - 13).abs() <= (y as i32 - 7) / 2
+    });
+    assert!(triangle.ink_centred(), "{triangle:?}");
+    // A check's corner cut by a card's edge, in one corner of the square.
+    let sliver = look_of(stock, black, &|x, y| x < 9 && y < 12);
+    assert!(!sliver.ink_centred(), "{sliver:?}");
+}
