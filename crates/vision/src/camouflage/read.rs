@@ -790,8 +790,8 @@ fn board_reading(
         centre && c.inked_like(ink)
     });
     drop_touching_centres(&mut centres);
-    // After the touching centres have gone: a mark off a square's middle beside a cloth's
-    // mark passing for a centre tells that one for false too.
+    // Only after the touching centres have gone: a sliver off its square's middle that
+    // touches another false centre still has both dropped there (neither is told apart).
     centres.retain(|_, c| c.ink_centred());
 
     let before_upright = *lattice;
