@@ -84,6 +84,14 @@ pub struct CentreReading {
     pub symbol: Vec<f32>,
 }
 
+impl CentreReading {
+    /// How far the symbol's ink lies from the middle of its square, as a share of the ink
+    /// map's side (a reading keeps no centre more than 0.3 off).
+    pub fn ink_off_centre(&self) -> f32 {
+        super::seeds::ink_off_centre(&self.symbol)
+    }
+}
+
 /// A Camouflage board read from one photo.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CamouflageReading {
@@ -810,6 +818,13 @@ fn board_reading(
         .collect();
     let rows = centres.keys().map(|p| p.row).max().unwrap_or(0) as usize + 2;
     let cols = centres.keys().map(|p| p.col).max().unwrap_or(0) as usize + 2;
+    // Centres found to be the table's are dropped and the reading made again without them.
+    let read_without = |mut centres: BTreeMap<LatticePos, CentreLook>, table: &[LatticePos]| {
+        centres.retain(|p, _| !table.contains(p));
+        board_reading(lookup, options, seeds, &lattice, centres, &seen_before)
+    };
+    let darker_than_stock =
+        |c: &CentreLook| stock.is_some_and(|s| luma(c.ring) < DARKER_THAN_STOCK * luma(s));
 
     let mut covered = vec![false; rows * cols];
     for p in centres.keys() {
@@ -825,21 +840,18 @@ fn board_reading(
     // check by a card's corner): the reading is made again without it. A card's centre in a
     // shadow stays, unless the table is of that colour too. (Requiring also the table all
     // round a centre lost a light card's centre on a light table: docs/ACCURACY.md.)
-    let on_table: Vec<LatticePos> = match (&table, stock) {
-        (Some(t), Some(s)) => centres
+    let on_table: Vec<LatticePos> = match &table {
+        Some(t) => centres
             .iter()
             .filter(|(_, c)| {
-                luma(c.ring) < DARKER_THAN_STOCK * luma(s)
-                    && t.is_like_all_round(Lab::from_srgb(srgb_of(c.ring)))
+                darker_than_stock(c) && t.is_like_all_round(Lab::from_srgb(srgb_of(c.ring)))
             })
             .map(|(p, _)| *p)
             .collect(),
-        _ => Vec::new(),
+        None => Vec::new(),
     };
     if !on_table.is_empty() {
-        let mut centres = centres;
-        centres.retain(|p, _| !on_table.contains(p));
-        return board_reading(lookup, options, seeds, &lattice, centres, &seen_before);
+        return read_without(centres, &on_table);
     }
     let (card_like, beyond, table_ring) = card_like_squares(
         lookup,
@@ -911,9 +923,7 @@ fn board_reading(
         let kind = |p: LatticePos| squares[p.row as usize * cols + p.col as usize].kind;
         let beside = centres_beside_table(lookup, &lattice, &centres, table.as_ref(), kind);
         if !beside.is_empty() {
-            let mut centres = centres;
-            centres.retain(|p, _| !beside.contains(p));
-            return board_reading(lookup, options, seeds, &lattice, centres, &seen_before);
+            return read_without(centres, &beside);
         }
     }
     let misfits = match (options.colours, &named) {
@@ -927,17 +937,13 @@ fn board_reading(
     // patch of the table with a dark mark on it (a gingham's grey stripe with a sliver of its
     // black check beside a card), whatever the table round it looks like: the reading is
     // made again without it.
-    let dark_misfits: Vec<LatticePos> = stock.map_or_else(Vec::new, |s| {
-        misfits
-            .iter()
-            .copied()
-            .filter(|p| luma(centres[p].ring) < DARKER_THAN_STOCK * luma(s))
-            .collect()
-    });
+    let dark_misfits: Vec<LatticePos> = misfits
+        .iter()
+        .copied()
+        .filter(|p| darker_than_stock(&centres[p]))
+        .collect();
     if !dark_misfits.is_empty() {
-        let mut centres = centres;
-        centres.retain(|p, _| !dark_misfits.contains(p));
-        return board_reading(lookup, options, seeds, &lattice, centres, &seen_before);
+        return read_without(centres, &dark_misfits);
     }
     let picture = squares
         .chunks(cols)

@@ -902,21 +902,7 @@ impl CentreLook {
     /// Whether the ink lies about the middle of the square, as every symbol is printed: a
     /// sliver of a cloth's dark check at the square's edge, beside a card, is not.
     pub fn ink_centred(&self) -> bool {
-        const S: usize = SYMBOL_SIDE;
-        let mass: f32 = self.symbol.iter().sum();
-        if mass <= 0.0 {
-            return true;
-        }
-        let middle = |axis: fn(usize) -> usize| {
-            self.symbol
-                .iter()
-                .enumerate()
-                .map(|(k, v)| v * (axis(k) as f32 + 0.5) / S as f32)
-                .sum::<f32>()
-                / mass
-                - 0.5
-        };
-        middle(|k| k % S).hypot(middle(|k| k / S)) <= MAX_INK_OFF_CENTRE
+        ink_off_centre(&self.symbol) <= MAX_INK_OFF_CENTRE
     }
 
     /// Whether ink that looks tinted against the stock is black ink carrying the light's cast
@@ -939,8 +925,28 @@ impl CentreLook {
 /// How far the ink's middle (weighted by darkness) may lie from the square's, as a share of
 /// the ink map's side: printed symbols, blurred, lit unevenly and beside darker patterns,
 /// stay within 0.24 of it in renders (3,321 centres); a sliver of a cloth's check cut by a
-/// card's edge lies 0.3 to 0.5 off (docs/ACCURACY.md).
+/// card's edge lies 0.3 to 0.5 off (docs/ACCURACY.md; `examples/ink_offsets.rs`).
 const MAX_INK_OFF_CENTRE: f32 = 0.3;
+
+/// How far the middle of an ink map ([`SYMBOL_SIDE`]² darkness values, row-major), weighted
+/// by darkness, lies from the map's middle, as a share of its side; 0 for a map without ink.
+pub(crate) fn ink_off_centre(symbol: &[f32]) -> f32 {
+    const S: usize = SYMBOL_SIDE;
+    let mass: f32 = symbol.iter().sum();
+    if mass <= 0.0 {
+        return 0.0;
+    }
+    let middle = |axis: fn(usize) -> usize| {
+        symbol
+            .iter()
+            .enumerate()
+            .map(|(k, v)| v * (axis(k) as f32 + 0.5) / S as f32)
+            .sum::<f32>()
+            / mass
+            - 0.5
+    };
+    middle(|k| k % S).hypot(middle(|k| k / S))
+}
 
 /// How far (log-chroma) one symbol's ink may be from the photo's typical ink: about the
 /// cast a clipped stock leaves on black ink under a warm light (up to 0.3 in renders of
