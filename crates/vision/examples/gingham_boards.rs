@@ -4,27 +4,18 @@
 //!
 //! `cargo run --release -p tablejudge-vision --example gingham_boards` prints one line per
 //! board and the totals. It uses only the reader's public entry point, so it runs unchanged
-//! on earlier commits too (copy it into their `crates/vision/examples/`).
+//! on earlier commits too (copy it and `support/` into their `crates/vision/examples/`).
+
+mod support;
 
 use rand::SeedableRng;
 use tablejudge_render::{render_camouflage, CamouflageSceneSpec, Degradation, TableSpec};
-use tablejudge_rules::camouflage::{random_board, CamouflageSet, DeckIdx, SideIdx};
+use tablejudge_rules::camouflage::{random_board, DeckIdx, SideIdx};
 use tablejudge_rules::Srgb;
-use tablejudge_vision::camouflage::{read_camouflage, CamouflageReadOptions, SideColours};
 use tablejudge_vision::mat::decode_rgb;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let set = CamouflageSet::from_json(
-        include_str!("../../../models/camouflage/reference.json"),
-        "reference",
-    )?;
-    let options = CamouflageReadOptions {
-        colours: Some(SideColours {
-            set: &set,
-            side: None,
-        }),
-        camera: None,
-    };
+    let set = support::reference_set()?;
     let (mut missed, mut extra) = (0, 0);
     for (period, duty) in [(1.0, 0.45), (1.5, 0.4), (2.0, 0.5)] {
         for seed in 1..=12u64 {
@@ -46,10 +37,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             };
             let scene = render_camouflage(&set, &spec)?;
             let image = decode_rgb(&scene.jpeg()?)?;
-            let found: Vec<[f32; 2]> = match read_camouflage(&image, &options) {
-                Ok(r) => r.centres.iter().map(|c| c.px).collect(),
-                Err(_) => Vec::new(),
-            };
+            let found: Vec<[f32; 2]> = support::read(&set, &image)
+                .map_or_else(Vec::new, |r| r.centres.iter().map(|c| c.px).collect());
             let real: Vec<[f32; 2]> = scene
                 .truth
                 .squares

@@ -7,26 +7,16 @@
 //! `tools/camouflage-read-check/truth_by_pixel.py ink` matches the lines to the photos'
 //! truth files.
 
-use tablejudge_rules::camouflage::CamouflageSet;
-use tablejudge_vision::camouflage::{read_camouflage, CamouflageReadOptions, SideColours};
+mod support;
+
 use tablejudge_vision::mat::decode_rgb;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let set = CamouflageSet::from_json(
-        include_str!("../../../models/camouflage/reference.json"),
-        "reference",
-    )?;
-    let options = CamouflageReadOptions {
-        colours: Some(SideColours {
-            set: &set,
-            side: None,
-        }),
-        camera: None,
-    };
+    let set = support::reference_set()?;
     for photo in std::env::args().skip(1) {
         let image = decode_rgb(&std::fs::read(&photo)?)?;
         // A photo the reader finds no board in has no centre to measure.
-        let Ok(reading) = read_camouflage(&image, &options) else {
+        let Some(reading) = support::read(&set, &image) else {
             continue;
         };
         for c in &reading.centres {
