@@ -6,6 +6,7 @@ target/release/tablejudge (env TABLEJUDGE). Photos come from `eval camouflage ..
   truth_by_pixel.py centres "DIR/game_00*/frame_00[0-9][05].jpg"
       centres missed (a visible truth centre with no centre read within 8 px) and extra
       (a centre read 8 px or more from every truth centre), in total and by deck
+      (VERBOSE=1: also each photo with a centre missed or extra, at which pixels)
   truth_by_pixel.py squares "GLOB"
       pattern squares read right and wrong (nearest truth square within 0.3 of a square),
       and how many of each a higher confidence to tell a pattern would have made unknown
@@ -23,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 BIN = os.environ.get('TABLEJUDGE', 'target/release/tablejudge')
 SET = os.environ.get('SET', 'models/camouflage/reference.json')
+VERBOSE = os.environ.get('VERBOSE') == '1'
 
 def truth(photo):
     return json.load(open(photo.replace('.jpg', '.truth.json')))
@@ -52,12 +54,18 @@ def centres(pattern):
         t = truth(photo)
         read_px = [c['px'] for c in r.get('centres', [])]
         real = [q for q in t['squares'] if q['square'] == '*']
+        lost = []
         for q in real:
             if q['visible'] >= 1:
                 total[q['deck']] += 1
                 if not any(dist(p, q['center']) < 8 for p in read_px):
                     missed[q['deck']] += 1
-        extra += sum(1 for p in read_px if all(dist(p, q['center']) >= 8 for q in real))
+                    lost.append(q['center'])
+        false = [p for p in read_px if all(dist(p, q['center']) >= 8 for q in real)]
+        extra += len(false)
+        if VERBOSE and (lost or false):
+            px = lambda ps: ' '.join('%.0f,%.0f' % tuple(p) for p in ps)
+            print(photo, 'missed', px(lost), 'extra', px(false))
     print('centres missed', sum(missed.values()), 'of', sum(total.values()), 'extra', extra)
     print('missed / total by deck', {d: (missed[d], total[d]) for d in sorted(total)})
 
