@@ -174,7 +174,7 @@ impl CamouflageReading {
     /// The cards read whole: centres that fit a card of the set (not misfits) with every
     /// square around told. A cloth's light checks can pass for centres, but the cloth around
     /// them is named by no pattern of the set; a real board's squares mostly are.
-    fn cards_read_whole(&self) -> usize {
+    pub(super) fn cards_read_whole(&self) -> usize {
         self.centres
             .iter()
             .filter(|c| {
@@ -186,6 +186,43 @@ impl CamouflageReading {
                                 .is_some_and(|s| s.kind != SquareKind::Unknown)
                         })
                     })
+            })
+            .count()
+    }
+
+    /// The centres whose eight squares round them show a face of `set` whole (turned any
+    /// way): the card on top of its neighbours, as the last card laid always is. A cloth
+    /// read as a lattice of "centres" shows its own check all round each (a cream check
+    /// named a light pattern everywhere), which no face of the set is.
+    pub(super) fn faces_shown(&self, set: &CamouflageSet) -> usize {
+        let Some(side) = self.side.as_deref().and_then(|name| set.side_by_name(name)) else {
+            return 0;
+        };
+        self.centres
+            .iter()
+            .filter(|c| {
+                let at = LatticePos::new(c.row, c.col);
+                // The eight squares round the centre, each with its place on a card.
+                let seen: Vec<(Pos, Option<Key>)> = (0..9)
+                    .filter(|&i| i != 4)
+                    .map(|i| {
+                        let local = Pos::new(i / 3, i % 3);
+                        let q = at.offset(local.row as i32 - 1, local.col as i32 - 1);
+                        let key = match self.square(q).map(|s| s.kind) {
+                            Some(SquareKind::Pattern(k)) => Some(k),
+                            _ => None,
+                        };
+                        (local, key)
+                    })
+                    .collect();
+                set.cards().iter().any(|card| {
+                    let face = card.face(side);
+                    Turn::ALL.iter().any(|&turn| {
+                        seen.iter().all(|&(local, key)| {
+                            key.is_some_and(|k| face.square(turn, local) == Square::Pattern(k))
+                        })
+                    })
+                })
             })
             .count()
     }
@@ -237,24 +274,30 @@ pub struct CamouflageReadOptions<'a> {
     pub camera: Option<&'a Camera>,
 }
 
-/// Reads a Camouflage board from a photo: the board with the most cards read whole, then
-/// the most centres. Boards are judged by their readings, not by the centres their lattice
+/// Reads a Camouflage board from a photo: of the boards that show a face of the set whole
+/// round a centre (with a set's colours; any board without), the one with the most cards
+/// read whole, then the most centres. Boards are judged by their readings, not by the centres their lattice
 /// first took in: on a busy cloth (checks, flowers with dark hearts) a lattice can grow
-/// through the cloth's motifs further than the real board's through its cards.
+/// through the cloth's motifs further than the real board's through its cards, and a
+/// cloth's light check named a light pattern all round its "centres" reads as cards whole.
 pub fn read_camouflage(
     image: &RgbImage,
     options: &CamouflageReadOptions,
 ) -> Result<CamouflageReading, CamouflageReadError> {
     let lookup = Lookup::new(image, options.camera);
     let seeds = centre_seeds(image, &lookup, options)?;
-    let rank = |r: &CamouflageReading| (r.cards_read_whole(), r.centres.len());
+    // Without a set's colours no face is known: every reading shows one.
+    let shows_a_face =
+        |r: &CamouflageReading| options.colours.is_none_or(|c| r.faces_shown(c.set) > 0);
+    let rank = |r: &CamouflageReading| (shows_a_face(r), r.cards_read_whole(), r.centres.len());
     let mut best: Option<CamouflageReading> = None;
     for (lattice, centres) in candidate_boards(&lookup, &seeds, true) {
-        // A reading only drops centres: a board with no more than the best reading's cards
-        // read whole cannot beat it (the candidates come largest first).
+        // A reading only drops centres: a board with no more centres than the best reading
+        // has cards read whole cannot beat it where that shows a face (the candidates come
+        // largest first).
         if best
             .as_ref()
-            .is_some_and(|b| b.cards_read_whole() >= centres.len())
+            .is_some_and(|b| shows_a_face(b) && b.cards_read_whole() >= centres.len())
         {
             break;
         }

@@ -1809,3 +1809,24 @@ fn a_symbol_lies_in_the_middle_of_its_square_and_a_sliver_at_its_edge_does_not()
     let sliver = look_of(stock, black, &|x, y| x < 9 && y < 12);
     assert!(!sliver.ink_centred(), "{sliver:?}");
 }
+
+/// A board shows a face of the set whole round a centre, as the card laid last always does;
+/// boards that show none rank below. A cloth read as a lattice of "centres", its cream check
+/// named a light pattern all round each, has every "card" read whole but shows no face:
+/// before, such a reading outranked the real board on a dotted gingham (docs/ACCURACY.md).
+#[test]
+fn a_cloth_read_as_one_pattern_all_round_its_centres_shows_no_face() {
+    let set = set();
+    for seed in 0..4 {
+        let board = random_board(&set, SideIdx(0), false, DeckIdx(1), 6, seed).unwrap();
+        let real = crate::camouflage::test_support::reading_of(&board, 1, |_, _, ch| ch);
+        let shown = real.faces_shown(&set);
+        assert!((1..=6).contains(&shown), "seed {seed}: {shown} faces");
+        let cloth = crate::camouflage::test_support::reading_of(&board, 1, |_, _, ch| match ch {
+            '*' | '.' => ch,
+            _ => 'z',
+        });
+        assert_eq!(cloth.cards_read_whole(), 6, "seed {seed}");
+        assert_eq!(cloth.faces_shown(&set), 0, "seed {seed}");
+    }
+}
