@@ -202,27 +202,20 @@ impl CamouflageReading {
             .iter()
             .filter(|c| {
                 let at = LatticePos::new(c.row, c.col);
-                // The eight squares round the centre, each with its place on a card.
-                let seen: Vec<(Pos, Option<Key>)> = (0..9)
+                // The eight squares round the centre, each with its place on a card; `None`
+                // when one is no pattern.
+                let seen: Option<Vec<(Pos, Key)>> = (0..9)
                     .filter(|&i| i != 4)
                     .map(|i| {
                         let local = Pos::new(i / 3, i % 3);
                         let q = at.offset(local.row as i32 - 1, local.col as i32 - 1);
-                        let key = match self.square(q).map(|s| s.kind) {
-                            Some(SquareKind::Pattern(k)) => Some(k),
+                        match self.square(q)?.kind {
+                            SquareKind::Pattern(k) => Some((local, k)),
                             _ => None,
-                        };
-                        (local, key)
+                        }
                     })
                     .collect();
-                set.cards().iter().any(|card| {
-                    let face = card.face(side);
-                    Turn::ALL.iter().any(|&turn| {
-                        seen.iter().all(|&(local, key)| {
-                            key.is_some_and(|k| face.square(turn, local) == Square::Pattern(k))
-                        })
-                    })
-                })
+                seen.is_some_and(|seen| fits_a_face(set, side, &seen))
             })
             .count()
     }
@@ -276,8 +269,9 @@ pub struct CamouflageReadOptions<'a> {
 
 /// Reads a Camouflage board from a photo: of the boards that show a face of the set whole
 /// round a centre (with a set's colours; any board without), the one with the most cards
-/// read whole, then the most centres. Boards are judged by their readings, not by the centres their lattice
-/// first took in: on a busy cloth (checks, flowers with dark hearts) a lattice can grow
+/// read whole, then the most centres. Boards are judged by their readings, not by the
+/// centres their lattice first took in: on a busy cloth (checks, flowers with dark hearts)
+/// a lattice can grow
 /// through the cloth's motifs further than the real board's through its cards, and a
 /// cloth's light check named a light pattern all round its "centres" reads as cards whole.
 pub fn read_camouflage(
@@ -1086,15 +1080,22 @@ pub(super) fn centres_fitting_no_card(
                     }
                 })
                 .collect();
-            !set.cards().iter().any(|card| {
-                let face = card.face(side);
-                Turn::ALL.iter().any(|&turn| {
-                    own.iter()
-                        .all(|&(local, k)| face.square(turn, local) == Square::Pattern(k))
-                })
-            })
+            !fits_a_face(set, side, &own)
         })
         .collect()
+}
+
+/// Whether some card of `set`, `side` up and turned any way, shows each pattern `squares`
+/// gives at its place on the card.
+fn fits_a_face(set: &CamouflageSet, side: SideIdx, squares: &[(Pos, Key)]) -> bool {
+    set.cards().iter().any(|card| {
+        let face = card.face(side);
+        Turn::ALL.iter().any(|&turn| {
+            squares
+                .iter()
+                .all(|&(local, k)| face.square(turn, local) == Square::Pattern(k))
+        })
+    })
 }
 
 /// Two cards whose centres touch each cover the other's centre, so two centres seen side by

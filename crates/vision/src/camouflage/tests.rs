@@ -10,6 +10,7 @@ use tablejudge_render::{
 use tablejudge_rules::camouflage::{random_board, CamouflageSet, DeckIdx, LatticePos, SideIdx};
 
 use super::*;
+use crate::camouflage::test_support::reading_of;
 use crate::colour::LinRgb;
 use tablejudge_rules::{Key, Srgb, Turn};
 
@@ -1819,10 +1820,10 @@ fn a_cloth_read_as_one_pattern_all_round_its_centres_shows_no_face() {
     let set = set();
     for seed in 0..4 {
         let board = random_board(&set, SideIdx(0), false, DeckIdx(1), 6, seed).unwrap();
-        let real = crate::camouflage::test_support::reading_of(&board, 1, |_, _, ch| ch);
+        let real = reading_of(&board, 1, |_, _, ch| ch);
         let shown = real.faces_shown(&set);
         assert!((1..=6).contains(&shown), "seed {seed}: {shown} faces");
-        let cloth = crate::camouflage::test_support::reading_of(&board, 1, |_, _, ch| match ch {
+        let cloth = reading_of(&board, 1, |_, _, ch| match ch {
             '*' | '.' => ch,
             _ => 'z',
         });
