@@ -865,7 +865,13 @@ impl<'a> Tracker<'a> {
             new.iter().partition(|&&c| !fits(c, new).is_empty());
         let mut open: Vec<(LatticePos, Vec<Placement>)> = Vec::new();
         for &centre in &cards {
-            let cands = fits(centre, &cards);
+            let mut cands = fits(centre, &cards);
+            if cands.len() > MAX_CANDIDATES {
+                // Overlapping squares match in a legal game, so a card shows its face whole
+                // whether it lies on top or under others: the faces that agree with every
+                // square seen round it are the likely ones (the whole picture decides below).
+                cands.retain(|p| self.agrees_all_round(view, p));
+            }
             if cands.is_empty() || cands.len() > MAX_CANDIDATES {
                 unexplained.push(centre);
             } else {
@@ -1208,6 +1214,15 @@ impl<'a> Tracker<'a> {
             }
         }
         view
+    }
+
+    /// Whether every square seen round `p`'s centre shows its face.
+    fn agrees_all_round(&self, view: &View, p: &Placement) -> bool {
+        let face = self.face_squares(p);
+        block(p.centre)
+            .iter()
+            .zip(face)
+            .all(|(&q, f)| q == p.centre || [UNKNOWN, f].contains(&view.at(q)))
     }
 
     fn face_squares(&self, p: &Placement) -> [char; 9] {
