@@ -704,6 +704,37 @@ fn a_square_read_as_a_pattern_near_in_colour_is_taken_for_misread() {
 }
 
 #[test]
+fn a_square_washed_out_by_glare_is_taken_for_misread() {
+    // One corner square of the new card read as zebra, the lightest pattern, as glare over
+    // a tiger or a peacock makes it: the one face that fits all but that square names it,
+    // unless another face fits as nearly.
+    let mut named = 0;
+    let mut tried = 0;
+    for seed in 1..30 {
+        let (set, _, tables) = game(seed);
+        let card = tables[1].placed()[3].placement;
+        let face = set.face(card.card, SideIdx(0));
+        if !['t', 'p'].contains(&face.square(card.turn, Pos::new(0, 0)).char()) {
+            continue;
+        }
+        tried += 1;
+        let (truth, laid, doubts) =
+            first_card_read_as(seed, |r, c, ch| if (r, c) == (0, 0) { 'z' } else { ch });
+        match laid.as_slice() {
+            [] => assert!(!doubts.is_empty(), "seed {seed}"),
+            [one] => {
+                assert_eq!(*one, truth, "seed {seed}");
+                assert!(doubts.is_empty(), "seed {seed}: {doubts:?}");
+                named += 1;
+            }
+            more => panic!("seed {seed}: {more:?}"),
+        }
+    }
+    assert!(tried >= 5, "{tried}");
+    assert!(named * 2 >= tried, "{named} of {tried}");
+}
+
+#[test]
 fn a_square_read_as_a_pattern_far_in_colour_leaves_the_card_unnamed() {
     // Tiger read as peacock (orange as teal) is no shadow's doing: the card is not named
     // from the rest, however well they fit.
