@@ -14,6 +14,7 @@ use tablejudge_rules::camouflage::{
     SideIdx,
 };
 use tablejudge_rules::{Pos, Turn};
+use tablejudge_vision::camouflage::Replay;
 
 use super::print_json;
 use super::render::{camouflage_game, camouflage_side, RenderCamouflage, GAME_VIDEO};
@@ -290,6 +291,8 @@ struct Replayed<'a> {
     tables: Vec<Vec<Placement>>,
     /// The game the replay made and how it was scored, when it made one.
     game: Option<(&'a History, &'a GameReport)>,
+    /// The cards whose verdict the replay leaves open: judged neither legal nor illegal.
+    unsure: BTreeSet<u16>,
     doubts: Vec<String>,
     photos: usize,
 }
@@ -303,6 +306,7 @@ impl<'a> Replayed<'a> {
         Replayed {
             tables: vec![run.replay.cards.iter().map(|c| c.placement).collect()],
             game: run.history.as_ref().ok().zip(run.report.as_ref().ok()),
+            unsure: unsure_cards(&run.replay),
             doubts,
             photos: run.names.len(),
         }
@@ -326,10 +330,25 @@ impl<'a> Replayed<'a> {
                 .ok()
                 .map(|(h, _)| h)
                 .zip(run.report.as_ref().ok()),
+            unsure: run
+                .replay
+                .locations
+                .iter()
+                .flat_map(|l| unsure_cards(&l.replay))
+                .collect(),
             doubts,
             photos: run.names.len(),
         }
     }
+}
+
+/// The cards of `replay` whose verdict it leaves open.
+fn unsure_cards(replay: &Replay) -> BTreeSet<u16> {
+    replay
+        .unsure_verdicts
+        .iter()
+        .map(|&k| replay.cards[k].placement.card.0)
+        .collect()
 }
 
 /// Each table of the truth (the one board, or each player's location, their own card first)
@@ -423,7 +442,9 @@ fn compare(
             let truly_illegal = breaks_a_rule(&rep.faults);
             illegal += usize::from(truly_illegal);
             match replay_illegal.get(&p.card.0) {
-                Some(&judged) if found_cards.contains(&p.card.0) => {
+                Some(&judged)
+                    if found_cards.contains(&p.card.0) && !run.unsure.contains(&p.card.0) =>
+                {
                     legality_right += usize::from(judged == truly_illegal);
                     illegal_judged_legal += usize::from(truly_illegal && !judged);
                 }

@@ -456,7 +456,8 @@ struct PlacementJson {
     col: i32,
     /// Quarter-turns clockwise from the first photo's lattice.
     turn: u8,
-    legal: bool,
+    /// `null` where the verdict depends on an order of laying that the photos do not show.
+    legal: Option<bool>,
     faults: Vec<Fault>,
     points: Option<u32>,
 }
@@ -492,7 +493,7 @@ pub fn replay(args: CamouflageReplay<'_>) -> Result<Outcome> {
         reasons.push(e.clone());
     }
     let placements = placements_json(&set, &run);
-    let illegal = placements.iter().any(|p| !p.legal);
+    let illegal = placements.iter().any(|p| p.legal == Some(false));
     let status = if !reasons.is_empty() {
         "undecided"
     } else if illegal {
@@ -575,7 +576,7 @@ fn placements_json(set: &CamouflageSet, run: &ReplayRun) -> Vec<PlacementJson> {
                 row: tracked.placement.centre.row,
                 col: tracked.placement.centre.col,
                 turn: tracked.placement.turn.quarter_turns(),
-                legal,
+                legal: (!run.replay.unsure_verdicts.contains(&i)).then_some(legal),
                 faults,
                 points,
             }
@@ -611,6 +612,9 @@ fn print_text(
             u16::from(p.turn) * 90,
             if p.player == "start" {
                 "starting board"
+            } else if p.legal.is_none() {
+                "legal or not as the order of the cards new in its photo, which the photos do \
+                 not show"
             } else {
                 &verdict
             },
@@ -696,18 +700,23 @@ fn annotate_series(
                             p.card,
                             p.row,
                             p.col,
-                            if p.legal { "legal" } else { "ILLEGAL" }
+                            match p.legal {
+                                Some(true) => "legal",
+                                Some(false) => "ILLEGAL",
+                                None => "not sure",
+                            }
                         )
                     })
                     .collect();
                 if !unexplained.is_empty() {
                     parts.push(format!("{} centres unexplained", unexplained.len()));
                 }
-                let mark = if unexplained.is_empty() && placements.iter().all(|p| p.legal) {
-                    CellMark::Fine
-                } else {
-                    CellMark::Doubtful
-                };
+                let mark =
+                    if unexplained.is_empty() && placements.iter().all(|p| p.legal == Some(true)) {
+                        CellMark::Fine
+                    } else {
+                        CellMark::Doubtful
+                    };
                 (
                     if parts.is_empty() {
                         "no change".to_string()

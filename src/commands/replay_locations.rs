@@ -94,7 +94,8 @@ pub struct LocationCardJson {
     pub col: i32,
     /// Quarter-turns clockwise from the location's first photo's lattice.
     pub turn: u8,
-    pub legal: bool,
+    /// `null` where the verdict depends on an order of laying that the photos do not show.
+    pub legal: Option<bool>,
     pub faults: Vec<Fault>,
 }
 
@@ -148,7 +149,8 @@ pub fn locations_json(set: &CamouflageSet, run: &LocationsRun) -> Vec<LocationJs
                         row: tracked.placement.centre.row,
                         col: tracked.placement.centre.col,
                         turn: tracked.placement.turn.quarter_turns(),
-                        legal: !faults.iter().any(|f| matches!(f, Fault::Illegal(_))),
+                        legal: (!loc.replay.unsure_verdicts.contains(&k))
+                            .then(|| !faults.iter().any(|f| matches!(f, Fault::Illegal(_)))),
                         faults,
                     }
                 })
@@ -264,9 +266,13 @@ pub fn annotate_series(
                                     "L{}: {} {}",
                                     l + 1,
                                     c.card,
-                                    if c.legal { "legal" } else { "ILLEGAL" }
+                                    match c.legal {
+                                        Some(true) => "legal",
+                                        Some(false) => "ILLEGAL",
+                                        None => "not sure",
+                                    }
                                 ));
-                                doubtful |= !c.legal;
+                                doubtful |= c.legal != Some(true);
                             }
                         }
                         doubtful |= !unexplained.is_empty();

@@ -98,6 +98,9 @@ pub struct Replay {
     /// Cards (indices into `cards`) laid where two cards overlap that the photos show in
     /// either order: which cards they touch (Diversify's points) is not known.
     pub unsure_contacts: Vec<usize>,
+    /// Cards (indices into `cards`) whose verdict (legal or not, the squares covered) depends
+    /// on an order of laying that the photos do not show: several cards new in one photo.
+    pub unsure_verdicts: Vec<usize>,
 }
 
 impl Replay {
@@ -251,6 +254,8 @@ pub struct Tracker<'a> {
     unsure_top: HashSet<LatticePos>,
     /// Cards laid on such squares: which cards they touch is not known.
     unsure_contacts: Vec<usize>,
+    /// Cards whose verdict the photos leave open ([`Replay::unsure_verdicts`]).
+    unsure_verdicts: Vec<usize>,
     /// Cards taken back because the next photo did not show them, with the photo that did.
     withdrawn: Vec<(Placement, usize)>,
     /// Squares seen as card where the table has none: what they showed, and the first photo
@@ -302,6 +307,7 @@ struct TakenBack {
     cards: Vec<TrackedCard>,
     doubts: Vec<String>,
     pending: Vec<PendingDoubt>,
+    unsure_verdicts: Vec<usize>,
 }
 
 /// A reading moved onto the table's lattice.
@@ -391,6 +397,7 @@ impl<'a> Tracker<'a> {
             tentative: None,
             unsure_top: HashSet::new(),
             unsure_contacts: Vec::new(),
+            unsure_verdicts: Vec::new(),
             withdrawn: Vec::new(),
             ghosts: BTreeMap::new(),
             confirmed: HashMap::new(),
@@ -491,10 +498,14 @@ impl<'a> Tracker<'a> {
         let (pending, still): (Vec<_>, Vec<_>) =
             self.pending.drain(..).partition(|d| d.card >= kept);
         self.pending = still;
+        let (unsure_verdicts, still): (Vec<_>, Vec<_>) =
+            self.unsure_verdicts.drain(..).partition(|&k| k >= kept);
+        self.unsure_verdicts = still;
         TakenBack {
             cards,
             doubts: self.doubts.split_off(doubts.min(self.doubts.len())),
             pending,
+            unsure_verdicts,
         }
     }
 
@@ -509,6 +520,7 @@ impl<'a> Tracker<'a> {
         }
         self.doubts.extend(taken.doubts);
         self.pending.extend(taken.pending);
+        self.unsure_verdicts.extend(taken.unsure_verdicts);
     }
 
     /// The replay so far, with what keeps the last reading from vouching for the whole table.
@@ -612,6 +624,7 @@ impl<'a> Tracker<'a> {
             frames,
             doubts,
             unsure_contacts: self.unsure_contacts.iter().map(|&k| moved_to[k]).collect(),
+            unsure_verdicts: self.unsure_verdicts.iter().map(|&k| moved_to[k]).collect(),
         }
     }
 
@@ -900,7 +913,9 @@ impl<'a> Tracker<'a> {
                 .map(|(_, c)| c[0])
                 .collect();
             unexplained.extend(open.iter().filter(|(_, c)| c.len() > 1).map(|(p, _)| *p));
-            return (self.lay(&sure, frame, HashSet::new()), unexplained);
+            let laid = self.lay(&sure, frame, HashSet::new());
+            self.unsure_verdicts.extend(&laid);
+            return (laid, unexplained);
         }
         // Centres no face was chosen for: they may be of any deck.
         let unnamed = unexplained.len();
@@ -1021,7 +1036,17 @@ impl<'a> Tracker<'a> {
                 }
             }
         }
-        if solutions.iter().any(|o| judged(o) != verdict) {
+        // The cards whose own verdict differs between the orders.
+        let mut unsure: HashSet<CardIdx> = HashSet::new();
+        for other in solutions.iter().map(|o| judged(o)) {
+            unsure.extend(
+                verdict
+                    .iter()
+                    .filter(|v| !other.contains(v))
+                    .map(|&(card, _, _)| card),
+            );
+        }
+        if !unsure.is_empty() {
             let at: Vec<LatticePos> = sure.iter().map(|p| p.centre).collect();
             self.doubts.push(format!(
                 "the cards at {} were laid between two photos, and the order they were laid \
@@ -1032,7 +1057,20 @@ impl<'a> Tracker<'a> {
             ));
         }
         let order: Vec<Placement> = order.into_iter().filter(|p| sure.contains(p)).collect();
-        (self.lay(&order, frame, either_way), unexplained)
+        // A card beside a centre left unnamed may lie on that card or under it.
+        let unnamed: HashSet<LatticePos> = unexplained.iter().flat_map(|&c| block(c)).collect();
+        unsure.extend(
+            order
+                .iter()
+                .filter(|p| p.squares().iter().any(|q| unnamed.contains(q)))
+                .map(|p| p.card),
+        );
+        let laid = self.lay(&order, frame, either_way);
+        self.unsure_verdicts.extend(
+            laid.iter()
+                .filter(|&&k| unsure.contains(&self.cards[k].placement.card)),
+        );
+        (laid, unexplained)
     }
 
     /// Whether the starting board's deck is surely `start`: no other deck can have

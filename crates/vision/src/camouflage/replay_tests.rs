@@ -72,6 +72,7 @@ fn a_photo_after_each_card_replays_the_game() {
     }
     let replay = tracker.finish();
     assert!(replay.doubts.is_empty(), "{:?}", replay.doubts);
+    assert!(replay.unsure_verdicts.is_empty());
     let mut replayed = Board::new(SideIdx(0), PlacementRules::GAME);
     for c in &replay.cards {
         replayed.place(&set, c.placement);
@@ -295,6 +296,58 @@ fn a_moved_card_is_not_taken_for_a_new_one() {
         "{:?}",
         replay.doubts
     );
+}
+
+/// Cards new together in one photo: where the order they were laid in changes a card's
+/// verdict, or the card lies beside a centre left unnamed, its verdict is left open, and so is
+/// every card's where there are too many to try every order. Verdicts left sure are the
+/// truth's.
+#[test]
+fn cards_laid_between_two_photos_have_their_verdicts_open_where_the_order_matters() {
+    let (mut open, mut sure) = (0, 0);
+    for seed in 0..20 {
+        let (set, truth, tables) = game(seed);
+        for new in [3, 8] {
+            let Some(later) = tables.get(new) else {
+                continue;
+            };
+            let mut tracker = Tracker::new(&set, SideIdx(0), PlacementRules::GAME);
+            tracker.observe(&as_read(&tables[0], 0));
+            tracker.observe(&as_read(later, 0));
+            let replay = tracker.finish();
+            if new > MAX_ORDERED {
+                // Only the cards one face fits are laid, in no order checked.
+                assert_eq!(
+                    replay.unsure_verdicts,
+                    (3..replay.cards.len()).collect::<Vec<_>>(),
+                    "seed {seed}"
+                );
+            }
+            let mut replayed = Board::new(SideIdx(0), PlacementRules::GAME);
+            for c in &replay.cards {
+                replayed.place(&set, c.placement);
+            }
+            let judged = verdicts(&replayed);
+            for (k, v) in judged.iter().enumerate().skip(3) {
+                if replay.unsure_verdicts.contains(&k) {
+                    open += 1;
+                    continue;
+                }
+                sure += 1;
+                let t = truth.placed().iter().position(|p| p.placement.card == v.0);
+                let t = &truth.placed()[t.unwrap()];
+                assert_eq!(
+                    (v.1, v.2),
+                    (t.is_legal(), t.covered_squares()),
+                    "seed {seed}, {new} new cards, card {k}"
+                );
+            }
+            if !replay.unsure_verdicts.is_empty() {
+                assert!(!replay.doubts.is_empty(), "seed {seed}");
+            }
+        }
+    }
+    assert!(open > 0 && sure > 0, "{open} open, {sure} sure");
 }
 
 #[test]
