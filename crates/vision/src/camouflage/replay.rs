@@ -256,6 +256,10 @@ pub struct Tracker<'a> {
     unsure_contacts: Vec<usize>,
     /// Cards whose verdict the photos leave open ([`Replay::unsure_verdicts`]).
     unsure_verdicts: Vec<usize>,
+    /// Cards laid beside a centre new in the same photo and left unnamed there, with that
+    /// centre: the card may lie on it or under it. Unless a later photo names it (and the
+    /// photos then order the two), the card's verdict is left open.
+    beside_unnamed: Vec<(usize, LatticePos)>,
     /// Cards taken back because the next photo did not show them, with the photo that did.
     withdrawn: Vec<(Placement, usize)>,
     /// Squares seen as card where the table has none: what they showed, and the first photo
@@ -308,6 +312,7 @@ struct TakenBack {
     doubts: Vec<String>,
     pending: Vec<PendingDoubt>,
     unsure_verdicts: Vec<usize>,
+    beside_unnamed: Vec<(usize, LatticePos)>,
 }
 
 /// A reading moved onto the table's lattice.
@@ -398,6 +403,7 @@ impl<'a> Tracker<'a> {
             unsure_top: HashSet::new(),
             unsure_contacts: Vec::new(),
             unsure_verdicts: Vec::new(),
+            beside_unnamed: Vec::new(),
             withdrawn: Vec::new(),
             ghosts: BTreeMap::new(),
             confirmed: HashMap::new(),
@@ -501,11 +507,15 @@ impl<'a> Tracker<'a> {
         let (unsure_verdicts, still): (Vec<_>, Vec<_>) =
             self.unsure_verdicts.drain(..).partition(|&k| k >= kept);
         self.unsure_verdicts = still;
+        let (beside_unnamed, still): (Vec<_>, Vec<_>) =
+            self.beside_unnamed.drain(..).partition(|&(k, _)| k >= kept);
+        self.beside_unnamed = still;
         TakenBack {
             cards,
             doubts: self.doubts.split_off(doubts.min(self.doubts.len())),
             pending,
             unsure_verdicts,
+            beside_unnamed,
         }
     }
 
@@ -521,6 +531,7 @@ impl<'a> Tracker<'a> {
         self.doubts.extend(taken.doubts);
         self.pending.extend(taken.pending);
         self.unsure_verdicts.extend(taken.unsure_verdicts);
+        self.beside_unnamed.extend(taken.beside_unnamed);
     }
 
     /// The replay so far, with what keeps the last reading from vouching for the whole table.
@@ -595,6 +606,21 @@ impl<'a> Tracker<'a> {
         if self.cards.is_empty() {
             doubts.push("no card was recognised in any photo".into());
         }
+        // A centre left unnamed that the last photo no longer shows was no card (cards do not
+        // leave); one still there unnamed may lie under the cards beside it.
+        let still_unnamed = |c: LatticePos| match self.frames.last() {
+            Some(FrameOutcome::Settled { unexplained, .. }) => unexplained.contains(&c),
+            _ => !self.cards.iter().any(|t| t.placement.centre == c),
+        };
+        let mut unsure_verdicts = self.unsure_verdicts;
+        unsure_verdicts.extend(
+            self.beside_unnamed
+                .iter()
+                .filter(|&&(_, c)| still_unnamed(c))
+                .map(|&(k, _)| k),
+        );
+        unsure_verdicts.sort_unstable();
+        unsure_verdicts.dedup();
         // A card found after cards laid over it goes under them, in the photo that showed
         // it there first; never under the starting cards, which were laid before any play
         // (squares seen before they were named are theirs).
@@ -624,7 +650,7 @@ impl<'a> Tracker<'a> {
             frames,
             doubts,
             unsure_contacts: self.unsure_contacts.iter().map(|&k| moved_to[k]).collect(),
-            unsure_verdicts: self.unsure_verdicts.iter().map(|&k| moved_to[k]).collect(),
+            unsure_verdicts: unsure_verdicts.iter().map(|&k| moved_to[k]).collect(),
         }
     }
 
@@ -1057,19 +1083,20 @@ impl<'a> Tracker<'a> {
             ));
         }
         let order: Vec<Placement> = order.into_iter().filter(|p| sure.contains(p)).collect();
-        // A card beside a centre left unnamed may lie on that card or under it.
-        let unnamed: HashSet<LatticePos> = unexplained.iter().flat_map(|&c| block(c)).collect();
-        unsure.extend(
-            order
-                .iter()
-                .filter(|p| p.squares().iter().any(|q| unnamed.contains(q)))
-                .map(|p| p.card),
-        );
         let laid = self.lay(&order, frame, either_way);
         self.unsure_verdicts.extend(
             laid.iter()
                 .filter(|&&k| unsure.contains(&self.cards[k].placement.card)),
         );
+        for &k in &laid {
+            let squares = self.cards[k].placement.squares();
+            self.beside_unnamed.extend(
+                unexplained
+                    .iter()
+                    .filter(|&&c| block(c).iter().any(|q| squares.contains(q)))
+                    .map(|&c| (k, c)),
+            );
+        }
         (laid, unexplained)
     }
 
