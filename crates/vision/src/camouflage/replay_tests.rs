@@ -720,27 +720,23 @@ fn first_card_read_as(
     (card.card, laid, replay.doubts)
 }
 
-#[test]
-fn a_square_read_as_a_pattern_near_in_colour_is_taken_for_misread() {
-    // One corner square of the new card read as the pattern next to it in colour (giraffe
-    // and tiger, brown and orange, which a shadow's edge confuses): the one face that fits
-    // all but that square names it, unless another face fits as nearly.
+/// Over games 1 to 29, the first card after the starting board read with its top-left square
+/// as `misread(printed)`, in the games where that gives a pattern: the one face that fits all
+/// but that square names it, unless another face fits as nearly. Never another card: the true
+/// one (at least half the time), or none and a doubt.
+fn assert_a_misread_corner_is_taken_for_misread(misread: impl Fn(char) -> Option<char>) {
     let mut named = 0;
     let mut tried = 0;
     for seed in 1..30 {
         let (set, _, tables) = game(seed);
         let card = tables[1].placed()[3].placement;
         let face = set.face(card.card, SideIdx(0));
-        let corner = face.square(card.turn, Pos::new(0, 0)).char();
-        let misread = match corner {
-            'g' => 't',
-            't' => 'g',
-            _ => continue,
+        let Some(read) = misread(face.square(card.turn, Pos::new(0, 0)).char()) else {
+            continue;
         };
         tried += 1;
         let (truth, laid, doubts) =
-            first_card_read_as(seed, |r, c, ch| if (r, c) == (0, 0) { misread } else { ch });
-        // Never another card: the true one, or none and a doubt.
+            first_card_read_as(seed, |r, c, ch| if (r, c) == (0, 0) { read } else { ch });
         match laid.as_slice() {
             [] => assert!(!doubts.is_empty(), "seed {seed}"),
             [one] => {
@@ -757,34 +753,21 @@ fn a_square_read_as_a_pattern_near_in_colour_is_taken_for_misread() {
 }
 
 #[test]
+fn a_square_read_as_a_pattern_near_in_colour_is_taken_for_misread() {
+    // Giraffe and tiger, brown and orange, which a shadow's edge confuses.
+    assert_a_misread_corner_is_taken_for_misread(|printed| match printed {
+        'g' => Some('t'),
+        't' => Some('g'),
+        _ => None,
+    });
+}
+
+#[test]
 fn a_square_washed_out_by_glare_is_taken_for_misread() {
-    // One corner square of the new card read as zebra, the lightest pattern, as glare over
-    // a tiger or a peacock makes it: the one face that fits all but that square names it,
-    // unless another face fits as nearly.
-    let mut named = 0;
-    let mut tried = 0;
-    for seed in 1..30 {
-        let (set, _, tables) = game(seed);
-        let card = tables[1].placed()[3].placement;
-        let face = set.face(card.card, SideIdx(0));
-        if !['t', 'p'].contains(&face.square(card.turn, Pos::new(0, 0)).char()) {
-            continue;
-        }
-        tried += 1;
-        let (truth, laid, doubts) =
-            first_card_read_as(seed, |r, c, ch| if (r, c) == (0, 0) { 'z' } else { ch });
-        match laid.as_slice() {
-            [] => assert!(!doubts.is_empty(), "seed {seed}"),
-            [one] => {
-                assert_eq!(*one, truth, "seed {seed}");
-                assert!(doubts.is_empty(), "seed {seed}: {doubts:?}");
-                named += 1;
-            }
-            more => panic!("seed {seed}: {more:?}"),
-        }
-    }
-    assert!(tried >= 5, "{tried}");
-    assert!(named * 2 >= tried, "{named} of {tried}");
+    // Zebra, the lightest pattern, as glare over a tiger or a peacock makes it.
+    assert_a_misread_corner_is_taken_for_misread(|printed| {
+        ['t', 'p'].contains(&printed).then_some('z')
+    });
 }
 
 #[test]
