@@ -19,7 +19,6 @@ use tablejudge_rules::camouflage::{
 use tablejudge_rules::{Pos, Srgb, Turn};
 
 use super::read::CamouflageReading;
-use super::seeds::luma;
 use crate::colour::delta_e_srgb;
 
 /// Squares a reading may show differently from the known table, away from any new card,
@@ -277,8 +276,8 @@ pub struct Tracker<'a> {
     /// Every face of the set's side: (card, turn, its nine squares row-major).
     faces: Vec<(CardIdx, Turn, [char; 9])>,
     /// (printed, read): a pattern and one of the two patterns of its side nearest it in
-    /// colour, which a shadow or a cast may make it read as, or the side's lightest pattern,
-    /// which glare over it may. Empty when the set gives no colours.
+    /// colour, which a shadow or a cast may make it read as. Empty when the set gives no
+    /// colours.
     alike_colours: HashSet<(char, char)>,
     /// Squares of new cards taken for misread ([`Tracker::with_lone_misreads_unknown`]):
     /// (the face's pattern, the pattern read). Read so again under the same card, they are
@@ -1232,9 +1231,9 @@ impl<'a> Tracker<'a> {
 
     /// A new card alone (no other new card within reach of its squares) that shows all eight
     /// squares, where no unused face agrees with all of them but exactly one agrees with all
-    /// but one, read as a pattern near the face's in colour or as the side's lightest (glare
-    /// over it): that one square is taken for misread (made unknown), the nearest face by
-    /// far the likelier when a square in shadow or under glare is misread now and then.
+    /// but one, read as a pattern near the face's in colour: that one square is taken for
+    /// misread (made unknown), the nearest face by far the likelier when a square in shadow
+    /// is misread now and then.
     fn with_lone_misreads_unknown(&mut self, mut view: View, new: &[LatticePos]) -> View {
         for &centre in new {
             if new
@@ -1497,8 +1496,8 @@ impl<'a> Tracker<'a> {
     }
 }
 
-/// Each pattern of `side` with the two patterns nearest it in colour, and with the side's
-/// lightest pattern (see [`Tracker::alike_colours`]); none when a pattern has no colour.
+/// Each pattern of `side` with the two patterns nearest it in colour (see
+/// [`Tracker::alike_colours`]); none when a pattern has no colour.
 fn alike_colours(side: &Side) -> HashSet<(char, char)> {
     let colours: Vec<(char, Srgb)> = side
         .patterns
@@ -1517,20 +1516,6 @@ fn alike_colours(side: &Side) -> HashSet<(char, char)> {
             .collect();
         others.sort_by(|x, y| x.0.total_cmp(&y.0));
         alike.extend(others.iter().take(2).map(|&(_, b)| (a, b)));
-    }
-    // Glare washes a square out toward white, the lightest pattern's colour, whatever its
-    // own.
-    let luma = |c: Srgb| luma([c.r, c.g, c.b].map(f32::from));
-    if let Some(&(lightest, _)) = colours
-        .iter()
-        .max_by(|x, y| luma(x.1).total_cmp(&luma(y.1)))
-    {
-        alike.extend(
-            colours
-                .iter()
-                .filter(|&&(a, _)| a != lightest)
-                .map(|&(a, _)| (a, lightest)),
-        );
     }
     alike
 }
