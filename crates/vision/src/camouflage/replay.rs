@@ -310,6 +310,7 @@ struct TakenBack {
     cards: Vec<TrackedCard>,
     doubts: Vec<String>,
     pending: Vec<PendingDoubt>,
+    unsure_contacts: Vec<usize>,
     unsure_verdicts: Vec<usize>,
     beside_unnamed: Vec<(usize, LatticePos)>,
 }
@@ -503,6 +504,9 @@ impl<'a> Tracker<'a> {
         let (pending, still): (Vec<_>, Vec<_>) =
             self.pending.drain(..).partition(|d| d.card >= kept);
         self.pending = still;
+        let (unsure_contacts, still): (Vec<_>, Vec<_>) =
+            self.unsure_contacts.drain(..).partition(|&k| k >= kept);
+        self.unsure_contacts = still;
         let (unsure_verdicts, still): (Vec<_>, Vec<_>) =
             self.unsure_verdicts.drain(..).partition(|&k| k >= kept);
         self.unsure_verdicts = still;
@@ -513,6 +517,7 @@ impl<'a> Tracker<'a> {
             cards,
             doubts: self.doubts.split_off(doubts.min(self.doubts.len())),
             pending,
+            unsure_contacts,
             unsure_verdicts,
             beside_unnamed,
         }
@@ -529,6 +534,7 @@ impl<'a> Tracker<'a> {
         }
         self.doubts.extend(taken.doubts);
         self.pending.extend(taken.pending);
+        self.unsure_contacts.extend(taken.unsure_contacts);
         self.unsure_verdicts.extend(taken.unsure_verdicts);
         self.beside_unnamed.extend(taken.beside_unnamed);
     }
