@@ -98,7 +98,8 @@ pub struct Replay {
     /// either order: which cards they touch (Diversify's points) is not known.
     pub unsure_contacts: Vec<usize>,
     /// Cards (indices into `cards`) whose verdict (legal or not, the squares covered) depends
-    /// on an order of laying that the photos do not show: several cards new in one photo.
+    /// on what the photos do not show: the order of several cards new in one photo, or a card
+    /// beside it whose centre the last photo still shows unnamed.
     pub unsure_verdicts: Vec<usize>,
 }
 
