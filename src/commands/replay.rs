@@ -456,7 +456,7 @@ struct PlacementJson {
     col: i32,
     /// Quarter-turns clockwise from the first photo's lattice.
     turn: u8,
-    /// `null` where the verdict depends on an order of laying that the photos do not show.
+    /// `null` where the photos leave the verdict open (`Replay::unsure_verdicts`).
     legal: Option<bool>,
     faults: Vec<Fault>,
     points: Option<u32>,
@@ -665,6 +665,15 @@ fn describe_fault(f: &Fault) -> String {
 }
 
 /// A card's verdict in words: its faults, or that it stands.
+/// A card's legality as an annotation banner says it; `None` where the photos leave it open.
+pub fn legality_word(legal: Option<bool>) -> &'static str {
+    match legal {
+        Some(true) => "legal",
+        Some(false) => "ILLEGAL",
+        None => "not sure",
+    }
+}
+
 pub fn verdict(faults: &[Fault]) -> String {
     if faults.is_empty() {
         return "stands".into();
@@ -700,11 +709,7 @@ fn annotate_series(
                             p.card,
                             p.row,
                             p.col,
-                            match p.legal {
-                                Some(true) => "legal",
-                                Some(false) => "ILLEGAL",
-                                None => "not sure",
-                            }
+                            legality_word(p.legal)
                         )
                     })
                     .collect();

@@ -18,7 +18,8 @@ use tablejudge_vision::Camera;
 use super::camouflage::annotated_boards;
 use super::print_json;
 use super::replay::{
-    game_side, score_found, verdict, CamouflageReplay, SeriesPhoto, VideoWatch, REPLAY_FORMAT,
+    game_side, legality_word, score_found, verdict, CamouflageReplay, SeriesPhoto, VideoWatch,
+    REPLAY_FORMAT,
 };
 use crate::annotate::CellMark;
 use crate::outcome::Outcome;
@@ -94,7 +95,7 @@ pub struct LocationCardJson {
     pub col: i32,
     /// Quarter-turns clockwise from the location's first photo's lattice.
     pub turn: u8,
-    /// `null` where the verdict depends on an order of laying that the photos do not show.
+    /// `null` where the photos leave the verdict open (`Replay::unsure_verdicts`).
     pub legal: Option<bool>,
     pub faults: Vec<Fault>,
 }
@@ -266,11 +267,7 @@ pub fn annotate_series(
                                     "L{}: {} {}",
                                     l + 1,
                                     c.card,
-                                    match c.legal {
-                                        Some(true) => "legal",
-                                        Some(false) => "ILLEGAL",
-                                        None => "not sure",
-                                    }
+                                    legality_word(c.legal)
                                 ));
                                 doubtful |= c.legal != Some(true);
                             }
