@@ -280,9 +280,10 @@ pub struct Tracker<'a> {
     /// colour, which a shadow or a cast may make it read as. Empty when the set gives no
     /// colours.
     alike_colours: HashSet<(char, char)>,
-    /// Squares of new cards taken for misread ([`Tracker::with_lone_misreads_unknown`]):
-    /// (the face's pattern, the pattern read). Read so again under the same card, they are
-    /// that misreading again, not a change on the table.
+    /// Squares of new cards taken for misread ([`Tracker::with_lone_misreads_unknown`], and
+    /// the starting board's [`Tracker::one_alike_misread`]): (the face's pattern, the pattern
+    /// read). Read so again under the same card, they are that misreading again, not a
+    /// change on the table.
     misread_alike: HashMap<LatticePos, (char, char)>,
     /// Where the last settled photo showed each centre of the table.
     last_px: HashMap<LatticePos, [f32; 2]>,
@@ -894,18 +895,44 @@ impl<'a> Tracker<'a> {
     /// squares that no other new card may cover; then every choice of candidates and every
     /// order of laying them is tried against the whole picture. Centres named alike by every
     /// solution are laid (in the first solution's order); the rest stay unexplained.
+    ///
+    /// The starting board lies in every photo from the first, and a square of it under glare
+    /// or in shadow may read as a pattern near its own in every one. Where no starting board
+    /// is laid from the photo as read, the naming is tried again with one such square taken
+    /// for misread ([`Tracker::one_alike_misread`]). Only then: the faces it lets in crowd
+    /// the candidates of photos that need none (seed 4's game 169 lost its starting board
+    /// so, docs/ACCURACY.md).
     fn name_and_lay(
         &mut self,
         view: &View,
         new: &[LatticePos],
         frame: usize,
     ) -> (Vec<usize>, Vec<LatticePos>) {
+        let named = self.name_and_lay_reading(view, new, frame, false);
+        if self.board.is_empty() && named.0.is_empty() {
+            // Naming no starting board changes nothing in the tracker.
+            return self.name_and_lay_reading(view, new, frame, true);
+        }
+        named
+    }
+
+    /// [`Tracker::name_and_lay`], with one square of a starting board taken for misread
+    /// where `start_misread`.
+    fn name_and_lay_reading(
+        &mut self,
+        view: &View,
+        new: &[LatticePos],
+        frame: usize,
+        start_misread: bool,
+    ) -> (Vec<usize>, Vec<LatticePos>) {
+        let first_board = self.board.is_empty();
+        let one_misread = first_board && start_misread;
         // A centre no face fits even where its neighbours may lie on it is no card that could
         // hide squares of the others (a misread card or a pattern on the table): the others
         // are then named without it.
         let fits = |centre: LatticePos, among: &[LatticePos]| {
             let others: Vec<LatticePos> = among.iter().copied().filter(|&o| o != centre).collect();
-            self.candidates(view, centre, &others)
+            self.candidates(view, centre, &others, one_misread)
         };
         let (cards, mut unexplained): (Vec<LatticePos>, Vec<LatticePos>) =
             new.iter().partition(|&&c| !fits(c, new).is_empty());
@@ -916,7 +943,7 @@ impl<'a> Tracker<'a> {
                 // Overlapping squares match in a legal game, so a card shows its face whole
                 // whether it lies on top or under others: the faces that agree with every
                 // square seen round it are the likely ones (the whole picture decides below).
-                cands.retain(|p| self.agrees_all_round(view, p));
+                cands.retain(|p| self.agrees_all_round(view, p, one_misread));
             }
             if cands.is_empty() || cands.len() > MAX_CANDIDATES {
                 unexplained.push(centre);
@@ -925,7 +952,7 @@ impl<'a> Tracker<'a> {
             }
         }
         let combinations: usize = open.iter().map(|(_, c)| c.len()).product();
-        if self.board.is_empty() && (open.len() > MAX_ORDERED || combinations > MAX_COMBINATIONS) {
+        if first_board && (open.len() > MAX_ORDERED || combinations > MAX_COMBINATIONS) {
             // Too many cards to find the starting board among: wait for a photo that shows
             // it alone.
             unexplained.extend(open.iter().map(|(p, _)| *p));
@@ -953,6 +980,9 @@ impl<'a> Tracker<'a> {
         let unnamed = unexplained.len();
         let wild: HashSet<LatticePos> = unexplained.iter().flat_map(|&c| block(c)).collect();
         let mut solutions: Vec<Vec<Placement>> = Vec::new();
+        // Orders that show the photo but for one square read as a pattern near the face's in
+        // colour, with that square, its pattern and the pattern read.
+        let mut all_but_one: Vec<(Vec<Placement>, (LatticePos, char, char))> = Vec::new();
         let mut choice = vec![0usize; open.len()];
         loop {
             let chosen: Vec<Placement> =
@@ -966,6 +996,10 @@ impl<'a> Tracker<'a> {
                     let order: Vec<Placement> = perm.iter().map(|&i| chosen[i]).collect();
                     if self.shows(&order, view, &wild) {
                         solutions.push(order);
+                    } else if one_misread {
+                        if let Some(misread) = self.one_alike_misread(&order, view, &wild) {
+                            all_but_one.push((order, misread));
+                        }
                     }
                 });
             }
@@ -981,6 +1015,28 @@ impl<'a> Tracker<'a> {
             }
             if i == choice.len() {
                 break;
+            }
+        }
+        // Taking a square for misread, the orders that show all the rest name the starting
+        // board, when they agree on the one square.
+        let mut misread_square = None;
+        if solutions.is_empty() {
+            // Only orders that hold a whole starting board, of one deck.
+            all_but_one.retain(|(order, _)| {
+                order.iter().any(|p| {
+                    let deck = self.set.card(p.card).deck;
+                    order
+                        .iter()
+                        .filter(|q| self.set.card(q.card).deck == deck)
+                        .count()
+                        >= self.start_cards
+                })
+            });
+            if let Some(&(_, misread)) = all_but_one.first() {
+                if all_but_one.iter().all(|(_, m)| m.0 == misread.0) {
+                    misread_square = Some(misread);
+                    solutions = all_but_one.into_iter().map(|(o, _)| o).collect();
+                }
             }
         }
         self.keep_likely_decks(&mut solutions, view);
@@ -1002,7 +1058,6 @@ impl<'a> Tracker<'a> {
             .collect();
         unexplained.extend(first.iter().filter(|p| !sure.contains(p)).map(|p| p.centre));
         // Orders the photo cannot tell apart must judge the cards alike.
-        let first_board = self.board.is_empty();
         let start_deck = first_board.then(|| self.set.card(first[0].card).deck);
         if first_board
             && (sure
@@ -1089,6 +1144,9 @@ impl<'a> Tracker<'a> {
             ));
         }
         let order: Vec<Placement> = order.into_iter().filter(|p| sure.contains(p)).collect();
+        if let Some((at, face, seen)) = misread_square {
+            self.misread_alike.insert(at, (face, seen));
+        }
         let laid = self.lay(&order, frame, either_way);
         self.unsure_verdicts.extend(
             laid.iter()
@@ -1185,8 +1243,16 @@ impl<'a> Tracker<'a> {
     }
 
     /// The faces (card and turn, one turn per distinct look) that agree with every clear
-    /// square around `centre` that none of the `others` new cards may cover.
-    fn candidates(&self, view: &View, centre: LatticePos, others: &[LatticePos]) -> Vec<Placement> {
+    /// square around `centre` that none of the `others` new cards may cover; but for one
+    /// read as a pattern near the face's in colour where `one_alike` (a starting board's
+    /// card: see [`Tracker::one_alike_misread`]).
+    fn candidates(
+        &self,
+        view: &View,
+        centre: LatticePos,
+        others: &[LatticePos],
+        one_alike: bool,
+    ) -> Vec<Placement> {
         let squares = block(centre);
         if view.at(centre) != CENTRE_CHAR {
             return Vec::new();
@@ -1211,6 +1277,7 @@ impl<'a> Tracker<'a> {
             }
             let mut support = 0;
             let mut refuted = false;
+            let mut misread_allowed = one_alike;
             for k in (0..9).filter(|&k| k != 4) {
                 let seen = view.at(squares[k]);
                 if seen == UNKNOWN {
@@ -1219,8 +1286,12 @@ impl<'a> Tracker<'a> {
                 if seen == face[k] {
                     support += 1;
                 } else if open[k] {
-                    refuted = true;
-                    break;
+                    if misread_allowed && self.alike_colours.contains(&(face[k], seen)) {
+                        misread_allowed = false;
+                    } else {
+                        refuted = true;
+                        break;
+                    }
                 }
             }
             if !refuted && support >= needed {
@@ -1288,13 +1359,51 @@ impl<'a> Tracker<'a> {
         view
     }
 
-    /// Whether every square seen round `p`'s centre shows its face.
-    fn agrees_all_round(&self, view: &View, p: &Placement) -> bool {
+    /// Whether every square seen round `p`'s centre shows its face; but for one square read
+    /// as a pattern near the face's in colour where `one_alike` (a starting board's card:
+    /// see [`Tracker::one_alike_misread`]).
+    fn agrees_all_round(&self, view: &View, p: &Placement, one_alike: bool) -> bool {
         let face = self.face_squares(p);
-        block(p.centre)
-            .iter()
+        let mut off = block(p.centre)
+            .into_iter()
             .zip(face)
-            .all(|(&q, f)| q == p.centre || [UNKNOWN, f].contains(&view.at(q)))
+            .filter(|&(q, f)| q != p.centre && ![UNKNOWN, f].contains(&view.at(q)));
+        match (off.next(), off.next()) {
+            (None, _) => true,
+            (Some((q, f)), None) => one_alike && self.alike_colours.contains(&(f, view.at(q))),
+            _ => false,
+        }
+    }
+
+    /// The one square where laying `order` does not give the top square the reading shows
+    /// (but on `wild` squares), when that square was read as a pattern near the face's in
+    /// colour: the square, the face's pattern and the pattern read.
+    fn one_alike_misread(
+        &self,
+        order: &[Placement],
+        view: &View,
+        wild: &HashSet<LatticePos>,
+    ) -> Option<(LatticePos, char, char)> {
+        let mut top: HashMap<LatticePos, char> = HashMap::new();
+        for p in order {
+            let face = self.face_squares(p);
+            for (k, pos) in p.squares().into_iter().enumerate() {
+                top.insert(pos, face[k]);
+            }
+        }
+        let mut off = top.iter().filter(|&(pos, &sq)| {
+            let seen = view.at(*pos);
+            !wild.contains(pos) && seen != UNKNOWN && seen != sq
+        });
+        match (off.next(), off.next()) {
+            (Some((&at, &face)), None) => {
+                let seen = view.at(at);
+                self.alike_colours
+                    .contains(&(face, seen))
+                    .then_some((at, face, seen))
+            }
+            _ => None,
+        }
     }
 
     fn face_squares(&self, p: &Placement) -> [char; 9] {
