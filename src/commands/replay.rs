@@ -664,7 +664,6 @@ fn describe_fault(f: &Fault) -> String {
     }
 }
 
-/// A card's verdict in words: its faults, or that it stands.
 /// A card's legality as an annotation banner says it; `None` where the photos leave it open.
 pub fn legality_word(legal: Option<bool>) -> &'static str {
     match legal {
@@ -674,6 +673,7 @@ pub fn legality_word(legal: Option<bool>) -> &'static str {
     }
 }
 
+/// A card's verdict in words: its faults, or that it stands.
 pub fn verdict(faults: &[Fault]) -> String {
     if faults.is_empty() {
         return "stands".into();

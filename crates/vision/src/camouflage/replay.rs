@@ -1384,17 +1384,10 @@ impl<'a> Tracker<'a> {
         view: &View,
         wild: &HashSet<LatticePos>,
     ) -> Option<(LatticePos, char, char)> {
-        let mut top: HashMap<LatticePos, char> = HashMap::new();
-        for p in order {
-            let face = self.face_squares(p);
-            for (k, pos) in p.squares().into_iter().enumerate() {
-                top.insert(pos, face[k]);
-            }
-        }
-        let mut off = top.iter().filter(|&(pos, &sq)| {
-            let seen = view.at(*pos);
-            !wild.contains(pos) && seen != UNKNOWN && seen != sq
-        });
+        let top = self.top_squares(order);
+        let mut off = top
+            .iter()
+            .filter(|&(pos, &sq)| shown_otherwise(view, wild, *pos, sq));
         match (off.next(), off.next()) {
             (Some((&at, &face)), None) => {
                 let seen = view.at(at);
@@ -1598,6 +1591,13 @@ impl<'a> Tracker<'a> {
     /// Whether laying `order` on the table gives the top squares the reading shows, except
     /// on `wild` squares (those of cards not named).
     fn shows(&self, order: &[Placement], view: &View, wild: &HashSet<LatticePos>) -> bool {
+        self.top_squares(order)
+            .iter()
+            .all(|(pos, &sq)| !shown_otherwise(view, wild, *pos, sq))
+    }
+
+    /// The top pattern of every square once `order` is laid.
+    fn top_squares(&self, order: &[Placement]) -> HashMap<LatticePos, char> {
         let mut top: HashMap<LatticePos, char> = HashMap::new();
         for p in order {
             let face = self.face_squares(p);
@@ -1605,10 +1605,7 @@ impl<'a> Tracker<'a> {
                 top.insert(pos, face[k]);
             }
         }
-        top.iter().all(|(pos, &sq)| {
-            let seen = view.at(*pos);
-            wild.contains(pos) || seen == UNKNOWN || seen == sq
-        })
+        top
     }
 }
 
@@ -1634,6 +1631,13 @@ fn alike_colours(side: &Side) -> HashSet<(char, char)> {
         alike.extend(others.iter().take(2).map(|&(_, b)| (a, b)));
     }
     alike
+}
+
+/// Whether the reading shows square `pos` as other than `sq` (an unknown reading, or a
+/// `wild` square, shows anything).
+fn shown_otherwise(view: &View, wild: &HashSet<LatticePos>, pos: LatticePos, sq: char) -> bool {
+    let seen = view.at(pos);
+    !wild.contains(&pos) && seen != UNKNOWN && seen != sq
 }
 
 /// Whether the table's square `expected` and the reading's `seen` disagree (an unknown
