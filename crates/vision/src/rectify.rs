@@ -137,6 +137,71 @@ pub fn fit_homography(from: &[[f32; 2]], to: &[[f32; 2]]) -> Result<Homography, 
     to_array(&m)
 }
 
+/// The homography taking `from[i]` to `to[i]` with perspective along the axes `perspective`
+/// allows, [x, y] (an axis not allowed keeps lines parallel along it): an affine map for
+/// `[false, false]`. Fitted by linear least squares on `u (h20 x + h21 y + 1) = h00 x +
+/// h01 y + h02` and the same for v, the terms not allowed left out (OpenCV's `solve` on the
+/// normal equations, by LU): a lattice is started from every seed of a photo, hundreds on a
+/// patterned cloth, so the fit must be cheap. Needs three pairs not on one line, and one
+/// more for each axis with perspective.
+pub fn fit_projective(
+    from: &[[f32; 2]],
+    to: &[[f32; 2]],
+    perspective: [bool; 2],
+) -> Result<Homography, VisionError> {
+    let free: Vec<usize> = (0..2).filter(|&k| perspective[k]).collect();
+    let unknowns = 6 + free.len();
+    if from.len() != to.len() || 2 * from.len() < unknowns {
+        return Err(VisionError::Geometry(format!(
+            "{} point pairs are too few for a map of {unknowns} terms",
+            from.len().min(to.len())
+        )));
+    }
+    let mut normal = vec![vec![0.0f64; unknowns]; unknowns];
+    let mut rhs = vec![vec![0.0f64; 1]; unknowns];
+    for (&[x, y], &[u, v]) in from.iter().zip(to) {
+        let (x, y, u, v) = (f64::from(x), f64::from(y), f64::from(u), f64::from(v));
+        for (target, own) in [
+            (u, [x, y, 1.0, 0.0, 0.0, 0.0]),
+            (v, [0.0, 0.0, 0.0, x, y, 1.0]),
+        ] {
+            let mut row = own.to_vec();
+            row.extend(free.iter().map(|&k| -target * [x, y][k]));
+            for r in 0..unknowns {
+                for c in 0..unknowns {
+                    normal[r][c] += row[r] * row[c];
+                }
+                rhs[r][0] += row[r] * target;
+            }
+        }
+    }
+    let cv = VisionError::opencv;
+    let a = Mat::from_slice_2d(&normal).map_err(cv("building a projective fit"))?;
+    let b = Mat::from_slice_2d(&rhs).map_err(cv("building a projective fit"))?;
+    let mut h = Mat::default();
+    let solved = opencv::core::solve(&a, &b, &mut h, opencv::core::DECOMP_LU)
+        .map_err(cv("solving a projective fit"))?;
+    if !solved {
+        return Err(VisionError::Geometry(
+            "the points lie on one line: they fit no map".into(),
+        ));
+    }
+    let term = |i: usize| {
+        h.at_2d::<f64>(i as i32, 0)
+            .copied()
+            .map_err(cv("reading a projective fit"))
+    };
+    let mut last = [0.0, 0.0, 1.0];
+    for (i, &k) in free.iter().enumerate() {
+        last[k] = term(6 + i)?;
+    }
+    Ok([
+        [term(0)?, term(1)?, term(2)?],
+        [term(3)?, term(4)?, term(5)?],
+        last,
+    ])
+}
+
 /// Where `h` takes the point `[x, y]`; `None` when it goes to infinity.
 pub fn apply_homography(h: &Homography, [x, y]: [f32; 2]) -> Option<[f32; 2]> {
     let (x, y) = (f64::from(x), f64::from(y));
@@ -255,6 +320,73 @@ mod tests {
             );
         }
         assert!(fit_homography(&from[..3], &to[..3]).is_err());
+    }
+
+    #[test]
+    fn fit_projective_recovers_perspective_along_the_axes_it_is_allowed() {
+        // Perspective along x only: a row of cards seen foreshortened along it.
+        let truth: Homography = [[20.0, -4.0, 600.0], [3.0, 18.0, 300.0], [0.02, 0.0, 1.0]];
+        // The corners of seven squares in a row: they span one square across.
+        let from: Vec<[f32; 2]> = (0..8)
+            .flat_map(|c| [[c as f32 - 3.5, -0.5], [c as f32 - 3.5, 0.5]])
+            .collect();
+        let to: Vec<[f32; 2]> = from
+            .iter()
+            .map(|&p| apply_homography(&truth, p).unwrap())
+            .collect();
+        let fitted = fit_projective(&from, &to, [true, false]).unwrap();
+        for p in [[-3.5, 2.0], [3.5, -2.0], [0.0, 2.5]] {
+            let (a, b) = (
+                apply_homography(&truth, p).unwrap(),
+                apply_homography(&fitted, p).unwrap(),
+            );
+            assert!(
+                (a[0] - b[0]).hypot(a[1] - b[1]) < 1e-2,
+                "{p:?}: {a:?} vs {b:?}"
+            );
+        }
+        assert_eq!(fitted[2][1], 0.0);
+    }
+
+    #[test]
+    fn fit_projective_without_perspective_is_the_least_squares_affine_map() {
+        let map = |[x, y]: [f32; 2]| [12.0 * x - 7.0 * y + 600.0, 6.0 * x + 11.0 * y + 300.0];
+        let from = [
+            [-0.5, -0.5],
+            [0.5, -0.5],
+            [0.5, 0.5],
+            [-0.5, 0.5],
+            [2.0, 0.0],
+        ];
+        let exact: Vec<[f32; 2]> = from.iter().map(|&p| map(p)).collect();
+        let fitted = fit_projective(&from, &exact, [false; 2]).unwrap();
+        assert_eq!(fitted[2], [0.0, 0.0, 1.0]);
+        for p in [[2.0, 2.0], [-2.0, 2.0], [0.0, -2.0]] {
+            let (a, b) = (map(p), apply_homography(&fitted, p).unwrap());
+            assert!(
+                (a[0] - b[0]).hypot(a[1] - b[1]) < 1e-3,
+                "{p:?}: {a:?} vs {b:?}"
+            );
+        }
+        // Targets nudged by a pixel: the least-squares fit (numpy's lstsq gives u = 11.762 x
+        // - 7 y + 600.095, v = 6 x + 10 y + 300).
+        let nudge = [[1.0, 0.0], [-1.0, 1.0], [0.0, -1.0], [0.0, 0.0], [0.0, 0.0]];
+        let noisy: Vec<[f32; 2]> = exact
+            .iter()
+            .zip(nudge)
+            .map(|(&[u, v], [dx, dy])| [u + dx, v + dy])
+            .collect();
+        let fitted = fit_projective(&from, &noisy, [false; 2]).unwrap();
+        let want = [[11.762, -7.0, 600.095], [6.0, 10.0, 300.0]];
+        for (got, want) in fitted.iter().zip(want) {
+            for (g, w) in got.iter().zip(want) {
+                assert!((g - w).abs() < 1e-3, "{fitted:?}");
+            }
+        }
+        assert!(fit_projective(&from[..2], &exact[..2], [false; 2]).is_err());
+        // Points on one line fit no affine map.
+        let line = [[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]];
+        assert!(fit_projective(&line, &line, [false; 2]).is_err());
     }
 
     /// The inverse of a 3x3 matrix by cofactors (test helper; a homography is invertible).

@@ -4,16 +4,17 @@
 //! Lattice coordinates are `[col, row]`; square `(row, col)` spans `col ± 0.5` by `row ± 0.5`.
 //! Every card of a board lies on the same lattice (overlapping squares coincide), so every
 //! centre found pins down the same homography. The fit starts from one centre's quad and
-//! grows outwards, refitting on every centre accepted (the least-squares homography of all
-//! their corners), so that perspective learnt near the seed carries to the far cards.
+//! grows outwards, refitting on every centre accepted (the least-squares fit of all their
+//! points, with perspective along each axis once they span a few squares of it:
+//! [`fit_lattice`]), so that perspective learnt near the seed carries to the far cards.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use tablejudge_rules::camouflage::LatticePos;
 
 use super::seeds::{against, CentreLook, Seed};
-use crate::geom::{centre, dist, homography_4, invert};
-use crate::rectify::{apply_homography, fit_homography, Homography, Quad};
+use crate::geom::{centre, dist, invert};
+use crate::rectify::{apply_homography, fit_homography, fit_projective, Homography, Quad};
 use crate::refine::Lookup;
 
 /// A square lattice seen in a photo.
@@ -133,11 +134,18 @@ pub(crate) fn fit_seeds(seeds: &[Seed], n: usize) -> Vec<Start> {
     taken
 }
 
+/// How many squares (either way) from a seed on a start another may lie to join it. A
+/// board's centres lie within two squares of another's (overlapping cards), four across a
+/// centre the seed search missed. Further out the lattice, fitted near the start, is
+/// extrapolated, and a cloth's motifs repeating near its period fall on it by chance: on a
+/// cloth of flowers, seeds forty squares out joined a start on a board and bent its lattice.
+const SEED_REACH: i32 = 4;
+
 fn grow_from(seeds: &[Seed], start: usize) -> Option<Start> {
-    let mut lattice = BoardLattice::new(homography_4(&UNIT, &seeds[start].quad)?)?;
-    let mut on = vec![(start, LatticePos::new(0, 0))];
     let mut from: Vec<[f32; 2]> = UNIT.to_vec();
     let mut to: Vec<[f32; 2]> = seeds[start].quad.to_vec();
+    let mut lattice = fit_lattice(&from, &to)?;
+    let mut on = vec![(start, LatticePos::new(0, 0))];
     // How many seeds the lattice was last fitted to.
     let mut fitted = 1usize;
     let c0 = centre(&seeds[start].quad);
@@ -153,6 +161,9 @@ fn grow_from(seeds: &[Seed], start: usize) -> Option<Start> {
         if on.iter().any(|&(_, p)| p == pos) {
             continue;
         }
+        if !on.iter().any(|&(_, p)| p.squares_from(pos) <= SEED_REACH) {
+            continue;
+        }
         on.push((i, pos));
         from.extend(corners.1);
         to.extend(seeds[i].quad);
@@ -160,14 +171,14 @@ fn grow_from(seeds: &[Seed], start: usize) -> Option<Start> {
         // than the seeds it was fitted to, and a fit per seed would cost the square of them.
         if on.len() >= fitted + fitted.div_ceil(4) {
             fitted = on.len();
-            if let Some(l) = fit_homography(&from, &to).ok().and_then(BoardLattice::new) {
+            if let Some(l) = fit_lattice(&from, &to) {
                 lattice = l;
             }
         }
     }
     // Fitted to every seed on it, as the search goes on from it.
     if fitted < on.len() {
-        if let Some(l) = fit_homography(&from, &to).ok().and_then(BoardLattice::new) {
+        if let Some(l) = fit_lattice(&from, &to) {
             lattice = l;
         }
     }
@@ -195,6 +206,55 @@ fn on_lattice(lattice: &BoardLattice, quad: &Quad) -> Option<(LatticePos, [[f32;
     // Four distinct corners: a quad twice the size would snap two onto one.
     let distinct = (0..4).all(|a| (a + 1..4).all(|b| corners[a] != corners[b]));
     distinct.then_some((pos, corners))
+}
+
+/// The fewest squares that lattice points must span along an axis before a lattice of small
+/// squares is fitted with perspective along it. Perspective bends a lattice little across a
+/// few squares, less than the corners of a small square found in the photo are off (a pixel
+/// or two, a tenth of a square of 20 pixels); fitted to a few squares' points, a homography
+/// takes that noise for perspective and throws squares two out a third of a square off (a
+/// starting board of three cards seen from afar), or, fitted to a row of squares, bends the
+/// lattice across the row (a lattice grown from a start on a cloth of flowers that took the
+/// flowers for a board). Along a row of cards the perspective shows: an affine fit left the
+/// far end of a starting board of three cards in a row a little off, and a square of it
+/// unread (docs/ACCURACY.md).
+const PERSPECTIVE_SPAN: f32 = 4.0;
+
+/// Squares at least this wide (pixels) show their perspective in their own corners: a pixel
+/// or two of error is under a twentieth of the side, and a homography through one square's
+/// corners puts the next centre, two squares out, within a quarter of a square. (A puzzle seen
+/// close up and steeply, squares of 70 pixels and more, needs it: an affine start missed a
+/// card there.)
+const PERSPECTIVE_SIDE_PX: f64 = 40.0;
+
+/// The lattice fitted to the point pairs `from` (lattice `[col, row]`) and `to` (photo): a
+/// homography (OpenCV's, refined) where the squares are [`PERSPECTIVE_SIDE_PX`] wide or the
+/// points span [`PERSPECTIVE_SPAN`] squares both ways; otherwise with perspective only
+/// along an axis the points span that many squares of (an affine map where neither).
+/// `None` when the points fit no lattice.
+pub(crate) fn fit_lattice(from: &[[f32; 2]], to: &[[f32; 2]]) -> Option<BoardLattice> {
+    let spans = |axis: usize| {
+        let (lo, hi) = from.iter().fold((f32::MAX, f32::MIN), |(lo, hi), p| {
+            (lo.min(p[axis]), hi.max(p[axis]))
+        });
+        hi - lo >= PERSPECTIVE_SPAN
+    };
+    let perspective = [spans(0), spans(1)];
+    if perspective != [true, true] {
+        let affine = fit_projective(from, to, [false; 2]).ok()?;
+        let side = affine[0][0]
+            .hypot(affine[1][0])
+            .min(affine[0][1].hypot(affine[1][1]));
+        if side < PERSPECTIVE_SIDE_PX {
+            return match perspective {
+                [false, false] => BoardLattice::new(affine),
+                _ => fit_projective(from, to, perspective)
+                    .ok()
+                    .and_then(BoardLattice::new),
+            };
+        }
+    }
+    fit_homography(from, to).ok().and_then(BoardLattice::new)
 }
 
 /// Point pairs (lattice `[col, row]`, photo) the lattice is fitted to.
@@ -334,10 +394,7 @@ fn join(
     look.settled = Some(p);
     fit.0.push([pos.col as f32, pos.row as f32]);
     fit.1.push(p);
-    if let Some(l) = fit_homography(&fit.0, &fit.1)
-        .ok()
-        .and_then(BoardLattice::new)
-    {
+    if let Some(l) = fit_lattice(&fit.0, &fit.1) {
         *lattice = l;
     }
     centres.insert(pos, look);

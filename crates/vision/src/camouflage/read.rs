@@ -17,7 +17,7 @@ use tablejudge_rules::{Key, Palette, Pos, Srgb, Turn};
 use thiserror::Error;
 
 use super::lattice::{
-    centre_at, centre_seen_before_at, fit_seeds, framed_by_patterns, grow_centres,
+    centre_at, centre_seen_before_at, fit_lattice, fit_seeds, framed_by_patterns, grow_centres,
     grow_centres_where, grow_to_seeds, settle, settle_near, typical_ink, typical_stock,
     BoardLattice, Fit, MAX_CENTRES,
 };
@@ -388,10 +388,7 @@ pub fn reread_camouflage(
         }
         centres.insert(pos, look);
     }
-    let Some(mut lattice) = fit_homography(&fit.0, &fit.1)
-        .ok()
-        .and_then(BoardLattice::new)
-    else {
+    let Some(mut lattice) = fit_lattice(&fit.0, &fit.1) else {
         return Ok(None);
     };
     // A new card's centre is tried only where it or a square beside it looks unlike the
