@@ -511,7 +511,9 @@ pub(super) fn unexplained_symbol(
 /// the seeds of another location laid at nearly the same angle, so a board found is split
 /// where its cards do not overlap (centres more than two squares apart), and each part gets a
 /// lattice of its own fitted to its centres alone. The seeds a board explains are spent, and
-/// the next board is grown from the rest.
+/// the next board is grown from the rest. With a set's colours, a board none of whose cards
+/// shows a face of the set whole is no location: a lattice grown through a cloth's motifs
+/// (flowers with dark hearts) reads as a board of "centres" whose squares fit no card.
 pub fn read_camouflage_boards(
     image: &RgbImage,
     options: &CamouflageReadOptions,
@@ -545,7 +547,8 @@ pub fn read_camouflage_boards(
                 continue;
             }
             match board_reading(&lookup, options, &own, &lattice, centres, &BTreeSet::new()) {
-                Ok(b) => boards.push(b),
+                Ok(b) if options.colours.is_none_or(|c| b.faces_shown(c.set) > 0) => boards.push(b),
+                Ok(_) => {}
                 Err(CamouflageReadError::NoCentres) => {}
                 Err(e) => return Err(e),
             }

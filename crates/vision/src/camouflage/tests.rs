@@ -1877,3 +1877,74 @@ fn a_lattice_started_from_one_small_noisy_square_reaches_the_next_centres() {
         );
     }
 }
+
+/// Not My Stack! locations on a cloth of flowers with dark hearts, thick enough for lattices
+/// to grow through them: every board read is a location (its centres are cards' centres),
+/// and every location is read. A lattice through the flowers reads as a board of "centres",
+/// none of whose cards shows a face of the set: no location.
+#[test]
+fn a_cloth_of_flowers_reads_as_no_location() {
+    let set = set();
+    let decks: Vec<DeckIdx> = (1..5).map(DeckIdx).collect();
+    let flowers = tablejudge_render::TableSpec::Floral {
+        ground: Srgb::new(185, 30, 35),
+        petal: Srgb::new(245, 242, 235),
+        heart: Srgb::new(90, 60, 30),
+        leaf: Srgb::new(110, 170, 70),
+        spacing: 1.2,
+        angle_deg: 15.0,
+    };
+    let options = CamouflageReadOptions {
+        colours: Some(SideColours {
+            set: &set,
+            side: None,
+        }),
+        camera: None,
+    };
+    for seed in [1u64, 2, 3] {
+        let history = tablejudge_rules::camouflage::simulate_not_my_stack(
+            &set,
+            SideIdx(0),
+            false,
+            &decks,
+            seed,
+            0.0,
+        );
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let frames = tablejudge_render::random_locations_series(
+            &set,
+            &history,
+            &mut rng,
+            (1920, 1080),
+            Degradation::Clean,
+            0.0,
+        )
+        .unwrap();
+        // A few cards into the game: every location holds one to three.
+        let mut spec = frames[frames.len().min(6) - 1].spec.clone();
+        spec.table = flowers.clone();
+        let (image, truth) = photo(&set, &spec);
+        let centres: Vec<[f64; 2]> = truth
+            .squares
+            .iter()
+            .filter(|s| s.square == '*' && s.visible > 0.9)
+            .map(|s| s.center)
+            .collect();
+        let boards = read_camouflage_boards(&image, &options, 8).unwrap();
+        let mut found = 0;
+        for b in &boards {
+            for c in &b.centres {
+                let [x, y] = c.px;
+                let near = centres
+                    .iter()
+                    .any(|t| (t[0] - f64::from(x)).hypot(t[1] - f64::from(y)) < 8.0);
+                assert!(
+                    near,
+                    "seed {seed}: a centre read at ({x:.0}, {y:.0}) is no card's"
+                );
+                found += 1;
+            }
+        }
+        assert_eq!(found, centres.len(), "seed {seed}: {} boards", boards.len());
+    }
+}
