@@ -1510,6 +1510,38 @@ fn a_centre_seen_before_is_found_with_its_symbol_washed_out() {
     assert_eq!(again.picture, before.picture);
 }
 
+/// A centre seen before with only three of its eight neighbours unlike its stock (cards laid
+/// since brought light patterns, nearly its stock's colour, round it) is still a centre to a
+/// photo followed from one that saw it; read whole, the photo does not show it framed as a
+/// new centre must be (four neighbours unlike its stock).
+#[test]
+fn a_centre_seen_before_is_found_with_light_patterns_round_it() {
+    let set = set();
+    let (image, before, at) = a_centre_to_edit(&set);
+    let lattice = before.lattice.unwrap();
+    let stock = lattice
+        .to_photo([at[0] + 0.42, at[1]])
+        .map(|[x, y]| *image.get_pixel(x as u32, y as u32))
+        .unwrap();
+    let light = image::Rgb(stock.0.map(|v| (f32::from(v) * 0.9) as u8));
+    // The top row of neighbours teal, the other five a light grey a tenth below the stock.
+    let framed_by_three = edited(&image, &lattice, at, |[dc, dr], p| {
+        let (col, row) = (dc.round() as i32, dr.round() as i32);
+        if col.abs() > 1 || row.abs() > 1 || (col, row) == (0, 0) {
+            return;
+        }
+        *p = if row == -1 {
+            image::Rgb([30, 130, 160])
+        } else {
+            light
+        };
+    });
+    let whole = read(&framed_by_three, &set).unwrap();
+    assert_eq!(whole.centres.len(), before.centres.len() - 1);
+    let again = followed(&set, &framed_by_three, &before).expect("the board is where it was");
+    assert_eq!(again.centres.len(), before.centres.len());
+}
+
 /// A pile is no flat lattice: cards lie on others, each a card's thickness higher, so seen at
 /// an angle the cards laid last lie off the lattice the first ones fit, by a third of a
 /// square and more for cards a twentieth of a square thick. Their centres are found from the
