@@ -1427,6 +1427,12 @@ fn edited(
     out
 }
 
+/// The stock of the centre at lattice point `at`: the pixel in its ring, right of its symbol.
+fn stock_of(image: &image::RgbImage, lattice: &BoardLattice, at: [f32; 2]) -> image::Rgb<u8> {
+    let [x, y] = lattice.to_photo([at[0] + 0.42, at[1]]).unwrap();
+    *image.get_pixel(x as u32, y as u32)
+}
+
 /// `image` read as the photo after the one `before` was read from.
 fn followed(
     set: &CamouflageSet,
@@ -1490,10 +1496,7 @@ fn a_centre_seen_before_is_found_with_its_symbol_washed_out() {
     let set = set();
     let (image, before, at) = a_centre_to_edit(&set);
     let lattice = before.lattice.unwrap();
-    let stock = lattice
-        .to_photo([at[0] + 0.42, at[1]])
-        .map(|[x, y]| *image.get_pixel(x as u32, y as u32))
-        .unwrap();
+    let stock = stock_of(&image, &lattice, at);
     // The middle of the square as bare stock, but for a dot.
     let glared = edited(&image, &lattice, at, |[dc, dr], p| {
         let d = dc.abs().max(dr.abs());
@@ -1519,10 +1522,7 @@ fn a_centre_seen_before_is_found_with_light_patterns_round_it() {
     let set = set();
     let (image, before, at) = a_centre_to_edit(&set);
     let lattice = before.lattice.unwrap();
-    let stock = lattice
-        .to_photo([at[0] + 0.42, at[1]])
-        .map(|[x, y]| *image.get_pixel(x as u32, y as u32))
-        .unwrap();
+    let stock = stock_of(&image, &lattice, at);
     let light = image::Rgb(stock.0.map(|v| (f32::from(v) * 0.9) as u8));
     // The top row of neighbours teal, the other five a light grey a tenth below the stock.
     let framed_by_three = edited(&image, &lattice, at, |[dc, dr], p| {
