@@ -165,8 +165,12 @@ pub fn fit_projective(
             (u, [x, y, 1.0, 0.0, 0.0, 0.0]),
             (v, [0.0, 0.0, 0.0, x, y, 1.0]),
         ] {
-            let mut row = own.to_vec();
-            row.extend(free.iter().map(|&k| -target * [x, y][k]));
+            // The terms of this equation, on the stack: a fit runs per refit of every start.
+            let mut row = [0.0f64; 8];
+            row[..6].copy_from_slice(&own);
+            for (i, &k) in free.iter().enumerate() {
+                row[6 + i] = -target * [x, y][k];
+            }
             for r in 0..unknowns {
                 for c in 0..unknowns {
                     normal[r][c] += row[r] * row[c];
