@@ -906,8 +906,8 @@ impl CentreLook {
     }
 
     /// Whether ink that looks tinted against the stock is black ink carrying the light's cast
-    /// that a clipped stock no longer shows. Over-exposed white stock reads near 255 in every
-    /// channel whatever the light, so the ratios no longer cancel a warm or cool light, and
+    /// that a clipped stock no longer shows. Over-exposed stock reads near 255 in its clipped
+    /// channels whatever the light, so the ratios no longer cancel a warm or cool light, and
     /// black ink shows it: a shift along the warm–cool line of lamps and daylight (red up and
     /// blue down, or the reverse), not off it (green, magenta) and not beyond the strongest
     /// cast a camera leaves uncorrected. A red or blue mark on a white cloth is off that line
@@ -953,13 +953,17 @@ pub(crate) fn ink_off_centre(symbol: &[f32]) -> f32 {
 /// that), short of a green or blue mark (0.4 and more).
 const MAX_INK_CHROMA_SPREAD: f32 = 0.35;
 
-/// Stock this bright in every channel (of 255) may be clipped: its colour no longer shows the
-/// light's.
+/// A channel of stock this bright (of 255) may be clipped: the stock's colour no longer shows
+/// the light's.
 const CLIPPED_STOCK: f32 = 230.0;
 
-/// Whether stock of mean colour `ring` may be clipped ([`CLIPPED_STOCK`]).
+/// Whether stock of mean colour `ring` may be clipped: white or cream stock over-exposed in
+/// two channels or all three (under a warm light its blue stays below the clip, under a cool
+/// one its red), its third channel still light. A saturated colour clipped in one or two
+/// channels (a yellow pattern) is no stock.
 fn clipped(ring: [f32; 3]) -> bool {
-    ring.iter().all(|&c| c >= CLIPPED_STOCK)
+    let clipped_channels = ring.iter().filter(|&&c| c >= CLIPPED_STOCK).count();
+    clipped_channels >= 2 && ring.iter().all(|&c| c >= 0.5 * CLIPPED_STOCK)
 }
 /// The strongest warm or cool cast left on black ink, in log-chroma along the warm–cool line:
 /// about a tungsten lamp under a camera's daylight balance.

@@ -796,6 +796,19 @@ fn black_ink_under_a_warm_light_on_clipped_stock_is_a_symbol_and_a_red_mark_is_n
     }
 }
 
+/// Cream stock over-exposed in red and green but not blue (a warm light: game 122 of the
+/// evaluation's seed 4) is clipped too: black ink on it carries the lamp's cast and is a
+/// symbol. A yellow pattern clipped in the same two channels is no stock: the same mark on it
+/// is not.
+#[test]
+fn black_ink_on_stock_clipped_in_two_channels_is_a_symbol() {
+    let symbol = |x: u32, y: u32| (8..18).contains(&x) && (8..18).contains(&y);
+    let cream = look_of([252, 251, 209], [90, 68, 44], &symbol);
+    assert!(cream.is_centre(None), "{cream:?}");
+    let yellow = look_of([252, 240, 90], [90, 65, 19], &symbol);
+    assert!(!yellow.is_centre(None), "{yellow:?}");
+}
+
 /// Every symbol of a photo is printed in one black and lit like its own stock: a mark of
 /// another colour among them (a cloth's green check on white, dark enough to pass for black
 /// on its own) is no symbol, black ink a little warmer or cooler than the rest is. With two
