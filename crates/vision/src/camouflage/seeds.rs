@@ -647,6 +647,12 @@ pub(crate) struct CentreLook {
     pub ring_luma: f32,
     /// Share of ring samples much darker than the ring's median (texture, ink, edges).
     pub ring_dark: f32,
+    /// [`CentreLook::ring_dark`] of the ring without its darkest side: a card laid beside the
+    /// square may shade one side of it.
+    pub ring_dark_but_one_side: f32,
+    /// Whether the dark samples of the ring's darkest side are a shade of its stock (its hue,
+    /// darker): a shadow, not a neighbouring pattern come in where the square is drawn off.
+    pub darkest_side_a_shade: bool,
     /// Share of the middle's samples much darker than the ring: the symbol's ink.
     pub ink: f32,
     /// Share of the middle's samples a little darker than a clean ring (0 where the ring is
@@ -718,6 +724,9 @@ impl CentreLook {
     pub fn measure(lookup: &Lookup, h: &Homography) -> Option<CentreLook> {
         const N: usize = 24;
         let mut ring = Vec::with_capacity(N * 4);
+        // The side of the square (top, right, bottom, left) each ring sample lies along.
+        let mut ring_side = Vec::with_capacity(N * 4);
+        let mut ring_rgb = Vec::with_capacity(N * 4);
         let mut ring_sum = [0.0f32; 3];
         // The middle's samples, each with its place on the N × N grid.
         let mut middle: Vec<([usize; 2], [f32; 3])> = Vec::with_capacity(N * N / 2);
@@ -733,6 +742,18 @@ impl CentreLook {
                     middle.push(([j, i], p));
                 } else {
                     ring.push(luma(p));
+                    ring_rgb.push(p);
+                    ring_side.push(if (x - 0.5).abs() >= (y - 0.5).abs() {
+                        if x > 0.5 {
+                            1
+                        } else {
+                            3
+                        }
+                    } else if y > 0.5 {
+                        2
+                    } else {
+                        0
+                    });
                     for c in 0..3 {
                         ring_sum[c] += p[c];
                     }
@@ -743,7 +764,37 @@ impl CentreLook {
         let mut sorted = ring.clone();
         sorted.sort_by(f32::total_cmp);
         let ring_luma = sorted[sorted.len() / 2];
-        let ring_dark = ring.iter().filter(|&&l| l < 0.8 * ring_luma).count() as f32 / n;
+        let (mut dark_by_side, mut count_by_side) = ([0usize; 4], [0usize; 4]);
+        for (&l, &side) in ring.iter().zip(&ring_side) {
+            count_by_side[side] += 1;
+            if l < 0.8 * ring_luma {
+                dark_by_side[side] += 1;
+            }
+        }
+        let dark_count: usize = dark_by_side.iter().sum();
+        let ring_dark = dark_count as f32 / n;
+        let darkest = (0..4).max_by_key(|&k| dark_by_side[k]).unwrap_or(0);
+        let ring_dark_but_one_side = (dark_count - dark_by_side[darkest]) as f32
+            / (ring.len() - count_by_side[darkest]).max(1) as f32;
+        let (mut shade, mut stock) = (([0.0f32; 3], 0.0f32), ([0.0f32; 3], 0.0f32));
+        for ((&l, &side), p) in ring.iter().zip(&ring_side).zip(&ring_rgb) {
+            let into = if l >= 0.8 * ring_luma {
+                &mut stock
+            } else if side == darkest {
+                &mut shade
+            } else {
+                continue;
+            };
+            for (sum, v) in into.0.iter_mut().zip(p) {
+                *sum += v;
+            }
+            into.1 += 1.0;
+        }
+        let darkest_side_a_shade = shade.1 > 0.0 && stock.1 > 0.0 && {
+            let (mean, spread) =
+                against(shade.0.map(|v| v / shade.1), stock.0.map(|v| v / stock.1));
+            spread < 0.15 * mean
+        };
         let ring_mean = ring_sum.map(|s| s / n);
         // Ink is what is much darker than the stock. A symbol too fine for the photo's
         // resolution (bars closer than a pixel or two, a thin ring) blurs grey: one solid
@@ -832,6 +883,8 @@ impl CentreLook {
             ink_chroma,
             ring_luma,
             ring_dark,
+            ring_dark_but_one_side,
+            darkest_side_a_shade,
             ink,
             faint,
             symbol,
@@ -856,8 +909,8 @@ impl CentreLook {
 
     /// [`CentreLook::is_centre`] for a square where an earlier photo of the same board saw a
     /// centre: the blurred edges of darker squares beside it may then shade the outer part of
-    /// its ring, more where the card lies a little askew of the lattice, and glare may leave
-    /// little of its symbol.
+    /// its ring, more where the card lies a little askew of the lattice, a card laid beside it
+    /// may shade a whole side, and glare may leave little of its symbol.
     ///
     /// A symbol too fine for the photo (two thin bars in a small square, out of focus) may
     /// leave no ink as dark as [`DARK_INK`] and too little grey to pass for blurred ink
@@ -865,7 +918,10 @@ impl CentreLook {
     /// stock is its symbol still. (A card laid over it brings a pattern, which marks the
     /// ring too.)
     pub fn is_centre_seen_before(&self, stock: Option<[f32; 3]>) -> bool {
-        if self.ring_dark >= SEEN_BEFORE_RING {
+        // Clean but for one side: the shadow of a card laid beside it, a darker square's
+        // blurred edge beyond (seed 4's game 60). A card laid over it marks every side.
+        let shaded_side = self.ring_dark_but_one_side < CLEAN_RING && self.darkest_side_a_shade;
+        if self.ring_dark >= SEEN_BEFORE_RING && !shaded_side {
             return false;
         }
         self.passes_but_for_ring(stock, SEEN_BEFORE_INK)

@@ -605,16 +605,17 @@ fn look_of(
     ink: [u8; 3],
     ink_at: &dyn Fn(u32, u32) -> bool,
 ) -> super::seeds::CentreLook {
+    look_painted(&|x, y| if ink_at(x, y) { ink } else { stock })
+}
+
+/// The look of a square of 26 pixels painted pixel by pixel (`paint(x, y)`, from its top-left
+/// corner), on a teal table.
+fn look_painted(paint: &dyn Fn(u32, u32) -> [u8; 3]) -> super::seeds::CentreLook {
     let side = 26u32;
     let mut image = image::RgbImage::from_pixel(3 * side, 3 * side, image::Rgb([40, 120, 150]));
     for y in side..2 * side {
         for x in side..2 * side {
-            let p = if ink_at(x - side, y - side) {
-                ink
-            } else {
-                stock
-            };
-            image.put_pixel(x, y, image::Rgb(p));
+            image.put_pixel(x, y, image::Rgb(paint(x - side, y - side)));
         }
     }
     let lookup = crate::refine::Lookup::new(&image, None);
@@ -809,6 +810,48 @@ fn black_ink_on_stock_clipped_in_two_channels_is_a_symbol() {
     assert!(!yellow.is_centre(None), "{yellow:?}");
 }
 
+/// A card laid beside a centre seen before may shade one side of it (its shadow, in game 60
+/// of the evaluation's seed 4), with a darker square's blurred edge on another: still the
+/// centre, its ring clean but for that side. Shaded on two opposite sides, or with a pattern
+/// of another hue along the side, it is not.
+#[test]
+fn a_centre_seen_before_shaded_along_one_side_is_found() {
+    let (stock, shade, ink) = ([235u8, 232, 225], [150u8, 148, 142], [40u8, 40, 40]);
+    let hollow_square = |x: u32, y: u32| {
+        (9..17).contains(&x)
+            && (9..17).contains(&y)
+            && !((11..15).contains(&x) && (11..15).contains(&y))
+    };
+    let painted = |shade: [u8; 3], shaded: &dyn Fn(u32, u32) -> bool| {
+        look_painted(&|x, y| {
+            if hollow_square(x, y) {
+                ink
+            } else if shaded(x, y) {
+                shade
+            } else {
+                stock
+            }
+        })
+    };
+    let one_side = |x: u32, y: u32| x >= 23 || (y >= 23 && x < 13);
+    let shaded = painted(shade, &one_side);
+    assert!(shaded.ring_dark >= 0.35, "{shaded:?}");
+    assert!(shaded.is_centre_seen_before(None), "{shaded:?}");
+    let opposite_sides = painted(shade, &|x, _| !(3..23).contains(&x));
+    assert!(
+        !opposite_sides.is_centre_seen_before(None),
+        "{opposite_sides:?}"
+    );
+    // A light blue pattern along that side, as dark as the shadow: the square is drawn off
+    // the centre and takes in the card beside it, so it is no centre seen before.
+    let pattern_side = painted([120, 160, 220], &one_side);
+    assert!(pattern_side.ring_dark >= 0.35, "{pattern_side:?}");
+    assert!(
+        !pattern_side.is_centre_seen_before(None),
+        "{pattern_side:?}"
+    );
+}
+
 /// Every symbol of a photo is printed in one black and lit like its own stock: a mark of
 /// another colour among them (a cloth's green check on white, dark enough to pass for black
 /// on its own) is no symbol, black ink a little warmer or cooler than the rest is. With two
@@ -903,6 +946,8 @@ fn centre_look(depth: f32) -> super::seeds::CentreLook {
         ring: [230.0, 228.0, 220.0],
         ring_luma: 228.0,
         ring_dark: 0.0,
+        ring_dark_but_one_side: 0.0,
+        darkest_side_a_shade: false,
         ink: 0.2,
         faint: 0.2,
         ink_tint: 0.0,
