@@ -643,6 +643,9 @@ fn holes_in_middle(
 pub(crate) struct CentreLook {
     /// Mean of the stock ring just inside the square's edge, sRGB 0..255 per channel.
     pub ring: [f32; 3],
+    /// Mean of the ring's samples not much darker than its median: its stock without the
+    /// sliver of a neighbouring card's edge or shadow along one side.
+    pub ring_stock: [f32; 3],
     /// Median luma of the ring.
     pub ring_luma: f32,
     /// Share of ring samples much darker than the ring's median (texture, ink, edges).
@@ -790,12 +793,16 @@ impl CentreLook {
             }
             into.1 += 1.0;
         }
+        let ring_mean = ring_sum.map(|s| s / n);
+        let ring_stock = if stock.1 > 0.0 {
+            stock.0.map(|v| v / stock.1)
+        } else {
+            ring_mean
+        };
         let darkest_side_a_shade = shade.1 > 0.0 && stock.1 > 0.0 && {
-            let (mean, spread) =
-                against(shade.0.map(|v| v / shade.1), stock.0.map(|v| v / stock.1));
+            let (mean, spread) = against(shade.0.map(|v| v / shade.1), ring_stock);
             spread < 0.15 * mean
         };
-        let ring_mean = ring_sum.map(|s| s / n);
         // Ink is what is much darker than the stock. A symbol too fine for the photo's
         // resolution (bars closer than a pixel or two, a thin ring) blurs grey: one solid
         // patch of grey in the middle of stock that is clean all round is ink too, however
@@ -881,6 +888,7 @@ impl CentreLook {
             ring: ring_mean,
             ink_tint,
             ink_chroma,
+            ring_stock,
             ring_luma,
             ring_dark,
             ring_dark_but_one_side,
@@ -934,15 +942,30 @@ impl CentreLook {
                 .passes_but_for_ring(stock, MIN_INK))
     }
 
-    fn passes_but_for_ring(&self, stock: Option<[f32; 3]>, min_ink: f32) -> bool {
-        let like_stock = stock.is_none_or(|s| {
-            let (mean, spread) = against(self.ring, s);
+    /// Whether the ring is of `stock`, the typical centre's ring colour in this photo (when
+    /// known): lit and printed like the others, neither much darker (a mid-tone pattern
+    /// square) nor of another hue (a leopard's tan around its spot).
+    fn like_stock(&self, stock: Option<[f32; 3]>) -> bool {
+        // A ring dark along one side only (a centre seen before: a neighbouring card's edge
+        // over a sliver of it, seed 4's game 7) is judged by its stock, not its tinted mean.
+        // A new centre's ring is clean all round: its mean, mid-tones and all, is its stock
+        // (a striped cloth's light stripes alone would pass for stock).
+        let ring = if self.ring_dark >= CLEAN_RING && self.ring_dark_but_one_side < CLEAN_RING {
+            self.ring_stock
+        } else {
+            self.ring
+        };
+        stock.is_none_or(|s| {
+            let (mean, spread) = against(ring, s);
             self.ring_luma > 0.6 * luma(s) && spread < 0.15 * mean
-        });
+        })
+    }
+
+    fn passes_but_for_ring(&self, stock: Option<[f32; 3]>, min_ink: f32) -> bool {
         (min_ink..0.65).contains(&self.ink)
             && (self.ink_tint < 0.5 || self.cast_of_a_clipped_light())
             && self.ring_luma > 40.0
-            && like_stock
+            && self.like_stock(stock)
     }
 
     /// Whether the ink is of the colour of `typical`, the ink of the photo's other centres:

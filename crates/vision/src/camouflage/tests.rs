@@ -810,6 +810,59 @@ fn black_ink_on_stock_clipped_in_two_channels_is_a_symbol() {
     assert!(!yellow.is_centre(None), "{yellow:?}");
 }
 
+/// A hollow square symbol in the middle of a square of 26 pixels ([`look_painted`]).
+fn hollow_square(x: u32, y: u32) -> bool {
+    (9..17).contains(&x)
+        && (9..17).contains(&y)
+        && !((11..15).contains(&x) && (11..15).contains(&y))
+}
+
+/// A card laid beside a centre seen before may lie over a sliver of its square (seed 4's game
+/// 7: a fifth of it, under an orange pattern): the ring is then tinted, but its stock, the
+/// ring without the darker sliver, is still the photo's typical stock. A pattern square with
+/// a dark spot is not: its ring's stock is the pattern's.
+#[test]
+fn a_centre_seen_before_with_a_neighbours_edge_over_one_side_is_like_the_stock() {
+    let (stock, orange, ink) = ([235u8, 232, 225], [220u8, 120, 40], [40u8, 40, 40]);
+    let typical = Some(stock.map(f32::from));
+    let sliver = look_painted(&|x, y| {
+        if hollow_square(x, y) {
+            ink
+        } else if x >= 23 {
+            orange
+        } else {
+            stock
+        }
+    });
+    assert!(sliver.ring_dark >= 0.2, "{sliver:?}");
+    assert!(sliver.is_centre_seen_before(typical), "{sliver:?}");
+    // A new centre's ring is judged by its mean, darker samples and all: by its light
+    // samples alone, a square with a blue stripe of a cloth along its edge would pass.
+    let cream = [240u8, 236, 190];
+    let striped = look_painted(&|x, y| {
+        if hollow_square(x, y) {
+            ink
+        } else if y < 3 && x < 16 {
+            [0, 0, 255]
+        } else {
+            cream
+        }
+    });
+    assert!(striped.ring_dark < 0.2, "{striped:?}");
+    assert!(
+        !striped.is_centre(Some(cream.map(f32::from))),
+        "{striped:?}"
+    );
+    let tan = look_painted(&|x, y| {
+        if hollow_square(x, y) {
+            ink
+        } else {
+            [190, 150, 80]
+        }
+    });
+    assert!(!tan.is_centre_seen_before(typical), "{tan:?}");
+}
+
 /// A card laid beside a centre seen before may shade one side of it (its shadow, in game 60
 /// of the evaluation's seed 4), with a darker square's blurred edge on another: still the
 /// centre, its ring clean but for that side. Shaded on two opposite sides, or with a pattern
@@ -817,11 +870,6 @@ fn black_ink_on_stock_clipped_in_two_channels_is_a_symbol() {
 #[test]
 fn a_centre_seen_before_shaded_along_one_side_is_found() {
     let (stock, shade, ink) = ([235u8, 232, 225], [150u8, 148, 142], [40u8, 40, 40]);
-    let hollow_square = |x: u32, y: u32| {
-        (9..17).contains(&x)
-            && (9..17).contains(&y)
-            && !((11..15).contains(&x) && (11..15).contains(&y))
-    };
     let painted = |shade: [u8; 3], shaded: &dyn Fn(u32, u32) -> bool| {
         look_painted(&|x, y| {
             if hollow_square(x, y) {
@@ -851,7 +899,6 @@ fn a_centre_seen_before_shaded_along_one_side_is_found() {
         "{pattern_side:?}"
     );
 }
-
 /// Every symbol of a photo is printed in one black and lit like its own stock: a mark of
 /// another colour among them (a cloth's green check on white, dark enough to pass for black
 /// on its own) is no symbol, black ink a little warmer or cooler than the rest is. With two
@@ -944,6 +991,7 @@ fn centre_look(depth: f32) -> super::seeds::CentreLook {
     }
     super::seeds::CentreLook {
         ring: [230.0, 228.0, 220.0],
+        ring_stock: [230.0, 228.0, 220.0],
         ring_luma: 228.0,
         ring_dark: 0.0,
         ring_dark_but_one_side: 0.0,
