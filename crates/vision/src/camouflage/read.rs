@@ -371,10 +371,21 @@ pub fn reread_camouflage(
     let mut centres: BTreeMap<LatticePos, CentreLook> = BTreeMap::new();
     let seen_before: BTreeSet<LatticePos> = seen.iter().copied().collect();
     for pos in seen {
-        let Some((at, px)) = settle(&lookup, &lattice, pos) else {
+        let Some((settled_at, settled_px)) = settle(&lookup, &lattice, pos) else {
             return Ok(None);
         };
-        let Some(mut look) = centre_seen_before_at(&lookup, &lattice, at) else {
+        // Where the lattice puts it, when the search settled it off its symbol: with a shadow
+        // along one side and a light pattern beside it, the band's brightest place may lie a
+        // quarter of a square off (seed 4's game 195).
+        let unsettled = [pos.col as f32, pos.row as f32];
+        let Some((at, px, mut look)) = [(settled_at, Some(settled_px)), (unsettled, None)]
+            .into_iter()
+            .find_map(|(at, px)| {
+                let look = centre_seen_before_at(&lookup, &lattice, at)?;
+                let px = px.or_else(|| lattice.to_photo(at))?;
+                look.ink_centred().then_some((at, px, look))
+            })
+        else {
             return Ok(None);
         };
         look.settled = Some(px);
