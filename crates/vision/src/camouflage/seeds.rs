@@ -704,6 +704,10 @@ const CLEAN_RING: f32 = 0.2;
 const SEEN_BEFORE_RING: f32 = 0.35;
 /// The least ink for a centre seen before in the same place: a trace of its symbol.
 const SEEN_BEFORE_INK: f32 = 0.005;
+/// The most of a centre's middle its symbol's ink may cover: more is a darker square framed
+/// by light (a pattern's), not a symbol. A large hollow square blurred grey, counted against
+/// the faint limit, covers up to two thirds (seed 4's game 128: 0.667).
+const MAX_INK: f32 = 0.7;
 /// Ink darker than this share of the stock's brightness is a symbol's.
 const DARK_INK: f32 = 0.6;
 /// On clean stock, a symbol blurred grey is still this much darker than the stock.
@@ -962,7 +966,7 @@ impl CentreLook {
     }
 
     fn passes_but_for_ring(&self, stock: Option<[f32; 3]>, min_ink: f32) -> bool {
-        (min_ink..0.65).contains(&self.ink)
+        (min_ink..MAX_INK).contains(&self.ink)
             && (self.ink_tint < 0.5 || self.cast_of_a_clipped_light())
             && self.ring_luma > 40.0
             && self.like_stock(stock)

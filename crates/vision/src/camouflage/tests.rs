@@ -899,6 +899,32 @@ fn a_centre_seen_before_shaded_along_one_side_is_found() {
         "{pattern_side:?}"
     );
 }
+/// A large hollow square blurred grey (seed 4's game 128, its squares seen corner-on) covers
+/// two thirds of the middle with faint ink: a centre. A grey square filling the middle is not.
+#[test]
+fn a_large_hollow_square_blurred_grey_is_a_symbol() {
+    let (stock, grey) = ([235u8, 232, 225], [165u8, 163, 158]);
+    let hollow = look_painted(&|x, y| {
+        let outer = (4..22).contains(&x) && (4..22).contains(&y);
+        let inner = (8..17).contains(&x) && (8..18).contains(&y);
+        if outer && !inner {
+            grey
+        } else {
+            stock
+        }
+    });
+    assert!((0.65..0.7).contains(&hollow.ink), "{hollow:?}");
+    assert!(hollow.is_centre(None), "{hollow:?}");
+    let filled = look_painted(&|x, y| {
+        if (4..22).contains(&x) && (4..22).contains(&y) {
+            grey
+        } else {
+            stock
+        }
+    });
+    assert!(!filled.is_centre(None), "{filled:?}");
+}
+
 /// Every symbol of a photo is printed in one black and lit like its own stock: a mark of
 /// another colour among them (a cloth's green check on white, dark enough to pass for black
 /// on its own) is no symbol, black ink a little warmer or cooler than the rest is. With two
