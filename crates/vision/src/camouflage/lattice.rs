@@ -551,6 +551,17 @@ pub(crate) fn centre_seen_before_at(
     })
 }
 
+/// Whether the square centred at lattice point `at` is framed as a centre seen before must be
+/// ([`FRAMED_SEEN_BEFORE`] of its neighbours unlike `stock`).
+pub(crate) fn framed_seen_before(
+    lookup: &Lookup,
+    lattice: &BoardLattice,
+    at: [f32; 2],
+    stock: [f32; 3],
+) -> bool {
+    patterns_round(lookup, lattice, at, stock) >= FRAMED_SEEN_BEFORE
+}
+
 /// Whether the square centred at lattice point `at` is framed like a card centre: at least
 /// four of its eight neighbours (the card's own pattern squares, or those of cards over it)
 /// unlike its stock, darker or coloured. A light speck on a light table, a flower on a cloth,

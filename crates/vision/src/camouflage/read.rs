@@ -17,12 +17,14 @@ use tablejudge_rules::{Key, Palette, Pos, Srgb, Turn};
 use thiserror::Error;
 
 use super::lattice::{
-    centre_at, centre_seen_before_at, fit_lattice, fit_seeds, framed_by_patterns, grow_centres,
-    grow_centres_where, grow_to_seeds, settle, settle_near, typical_ink, typical_stock,
-    BoardLattice, Fit, MAX_CENTRES,
+    centre_at, centre_seen_before_at, fit_lattice, fit_seeds, framed_by_patterns,
+    framed_seen_before, grow_centres, grow_centres_where, grow_to_seeds, settle, settle_near,
+    typical_ink, typical_stock, BoardLattice, Fit, MAX_CENTRES,
 };
 use super::looks::{SquareLook, SquareLooks};
-use super::seeds::{find_seeds, find_symbols_sized, luma, CentreLook, Seed, SYMBOL_SIDE};
+use super::seeds::{
+    find_seeds, find_symbols_sized, luma, CentreLook, Seed, SYMBOL_CELLS, SYMBOL_SIDE,
+};
 use crate::camera::Camera;
 use crate::classify::{Classifier, ClassifierParams};
 use crate::colour::{Lab, LinRgb};
@@ -349,7 +351,8 @@ pub fn reread_camouflage(
     // photo may not show). One photo's miss is made good by the photo before it; a centre
     // gone from two photos running was covered (a card laid over it), and looking for it in
     // every photo after would read each of them whole.
-    let mut seen: Vec<LatticePos> = Vec::new();
+    // Each with its symbol as the latest of them saw it, and how many of them saw it.
+    let mut seen: Vec<(LatticePos, &[f32], usize)> = Vec::new();
     let fitting = before.iter().rev().take(2).flat_map(|r| {
         r.centres
             .iter()
@@ -359,8 +362,9 @@ pub fn reread_camouflage(
         let Some(pos) = lattice.square_of(c.px) else {
             return Ok(None);
         };
-        if !seen.contains(&pos) {
-            seen.push(pos);
+        match seen.iter_mut().find(|(p, _, _)| *p == pos) {
+            Some((_, _, times)) => *times += 1,
+            None => seen.push((pos, &c.symbol, 1)),
         }
     }
     if seen.is_empty() {
@@ -369,8 +373,11 @@ pub fn reread_camouflage(
     let lookup = Lookup::new(image, options.camera);
     let mut fit: Fit = (Vec::new(), Vec::new());
     let mut centres: BTreeMap<LatticePos, CentreLook> = BTreeMap::new();
-    let seen_before: BTreeSet<LatticePos> = seen.iter().copied().collect();
-    for pos in seen {
+    let seen_before: BTreeSet<LatticePos> = seen.iter().map(|(p, _, _)| *p).collect();
+    for (pos, symbol, times) in seen {
+        // Only a centre both photos showed is recognised by its symbol alone: a mark one
+        // photo took for a centre would be found in every photo after.
+        let symbol = if times == 2 { symbol } else { &[] };
         let Some((settled_at, settled_px)) = settle(&lookup, &lattice, pos) else {
             return Ok(None);
         };
@@ -381,7 +388,8 @@ pub fn reread_camouflage(
         let Some((at, px, mut look)) = [(settled_at, Some(settled_px)), (unsettled, None)]
             .into_iter()
             .find_map(|(at, px)| {
-                let look = centre_seen_before_at(&lookup, &lattice, at)?;
+                let look = centre_seen_before_at(&lookup, &lattice, at)
+                    .or_else(|| symbol_seen_before_at(&lookup, &lattice, at, symbol))?;
                 let px = px.or_else(|| lattice.to_photo(at))?;
                 look.ink_centred().then_some((at, px, look))
             })
@@ -431,6 +439,31 @@ pub fn reread_camouflage(
         return Ok(None);
     }
     board_reading(&lookup, options, &[], &lattice, centres, &seen_before).map(Some)
+}
+
+/// The look of the square centred at lattice point `at` when it shows `symbol`, the ink an
+/// earlier photo saw in a centre there, though the square no longer passes for a centre seen
+/// before ([`centre_seen_before_at`]): a darker neighbour's blurred edge along its ring and a
+/// fine symbol blurred grey (seed 4's game 181) leave it neither a clean ring nor dark ink.
+/// A card laid over it, or a hand, brings another picture. Its ring must still be mostly
+/// clean and its neighbours framed as [`FRAMED_SEEN_BEFORE`] asks.
+fn symbol_seen_before_at(
+    lookup: &Lookup,
+    lattice: &BoardLattice,
+    at: [f32; 2],
+    symbol: &[f32],
+) -> Option<CentreLook> {
+    if symbol.len() != SYMBOL_CELLS {
+        return None;
+    }
+    let mut look = CentreLook::measure(lookup, &lattice.square_at(at))?;
+    let alike = symbol_similarity(&normalised(&look.symbol), &normalised(symbol)) > SAME_SYMBOL;
+    (alike && look.recognisable() && framed_seen_before(lookup, lattice, at, look.ring)).then(
+        || {
+            look.recognised = true;
+            look
+        },
+    )
 }
 
 /// Whether the photo shows a symbol on or beside the board, in the middle of a lattice
@@ -838,7 +871,9 @@ fn board_reading(
     let stock = typical_stock(&centres);
     let ink = typical_ink(&centres);
     centres.retain(|p, c| {
-        let centre = if seen_before.contains(p) {
+        let centre = if c.recognised {
+            c.like_stock(stock)
+        } else if seen_before.contains(p) {
             c.is_centre_seen_before(stock)
         } else {
             c.is_centre(stock)

@@ -672,6 +672,8 @@ pub(crate) struct CentreLook {
     /// Where the square's middle settled in the photo ([`super::lattice::settle`]), once it
     /// has been.
     pub settled: Option<[f32; 2]>,
+    /// Found again by its symbol, as the two photos before saw it (`symbol_seen_before_at`).
+    pub recognised: bool,
     /// How far (in squares, `[col, row]`) the square lies off the board's lattice, where the
     /// reading measured it: a pile is no flat lattice (cards lie on others, a little askew).
     pub drift: [f32; 2],
@@ -679,7 +681,7 @@ pub(crate) struct CentreLook {
 
 /// Side of a symbol's ink map.
 pub(crate) const SYMBOL_SIDE: usize = 12;
-const SYMBOL_CELLS: usize = SYMBOL_SIDE * SYMBOL_SIDE;
+pub(crate) const SYMBOL_CELLS: usize = SYMBOL_SIDE * SYMBOL_SIDE;
 
 /// A colour against a reference, channel by channel: the mean of the three ratios (how much
 /// lighter) and their spread, max − min (how differently tinted; 0 for the same hue).
@@ -901,6 +903,7 @@ impl CentreLook {
             faint,
             symbol,
             settled: None,
+            recognised: false,
             drift: [0.0; 2],
         })
     }
@@ -946,10 +949,17 @@ impl CentreLook {
                 .passes_but_for_ring(stock, MIN_INK))
     }
 
+    /// Whether the square may be a centre seen before, recognised by its symbol: its ring
+    /// mostly clean (as [`CentreLook::is_centre_seen_before`] asks), lit, and what ink it
+    /// has uncoloured.
+    pub fn recognisable(&self) -> bool {
+        self.ring_dark < SEEN_BEFORE_RING && self.ring_luma > 40.0 && self.ink_tint < 0.5
+    }
+
     /// Whether the ring is of `stock`, the typical centre's ring colour in this photo (when
     /// known): lit and printed like the others, neither much darker (a mid-tone pattern
     /// square) nor of another hue (a leopard's tan around its spot).
-    fn like_stock(&self, stock: Option<[f32; 3]>) -> bool {
+    pub fn like_stock(&self, stock: Option<[f32; 3]>) -> bool {
         // A ring dark along one side only (a centre seen before: a neighbouring card's edge
         // over a sliver of it, seed 4's game 7) is judged by its stock, not its tinted mean.
         // A new centre's ring is clean all round: its mean, mid-tones and all, is its stock
