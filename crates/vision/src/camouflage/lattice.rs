@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use tablejudge_rules::camouflage::LatticePos;
 
+use super::read::{normalised, symbol_similarity, SAME_SYMBOL};
 use super::seeds::{against, CentreLook, Seed};
 use crate::geom::{centre, dist, invert};
 use crate::rectify::{apply_homography, fit_homography, fit_projective, Homography, Quad};
@@ -539,27 +540,27 @@ pub(crate) fn centre_at(
 const FRAMED_SEEN_BEFORE: usize = 3;
 
 /// [`centre_at`] for a square where an earlier photo of the board saw a centre
-/// ([`CentreLook::is_centre_seen_before`], [`FRAMED_SEEN_BEFORE`]).
+/// ([`CentreLook::is_centre_seen_before`], [`FRAMED_SEEN_BEFORE`]). Failing that, where
+/// `symbol` is the ink the photos before saw there, a square showing that symbol is the
+/// centre, recognised ([`CentreLook::recognised`]): a darker neighbour's blurred edge along
+/// its ring and a fine symbol blurred grey (seed 4's game 181) leave it neither a clean ring
+/// nor dark ink. A card laid over it, or a hand, brings another picture.
 pub(crate) fn centre_seen_before_at(
     lookup: &Lookup,
     lattice: &BoardLattice,
     at: [f32; 2],
+    symbol: Option<&[f32]>,
 ) -> Option<CentreLook> {
-    CentreLook::measure(lookup, &lattice.square_at(at)).filter(|look| {
-        look.is_centre_seen_before(None)
-            && patterns_round(lookup, lattice, at, look.ring) >= FRAMED_SEEN_BEFORE
-    })
-}
-
-/// Whether the square centred at lattice point `at` is framed as a centre seen before must be
-/// ([`FRAMED_SEEN_BEFORE`] of its neighbours unlike `stock`).
-pub(crate) fn framed_seen_before(
-    lookup: &Lookup,
-    lattice: &BoardLattice,
-    at: [f32; 2],
-    stock: [f32; 3],
-) -> bool {
-    patterns_round(lookup, lattice, at, stock) >= FRAMED_SEEN_BEFORE
+    let mut look = CentreLook::measure(lookup, &lattice.square_at(at))?;
+    let seen = look.is_centre_seen_before(None);
+    look.recognised = !seen
+        && look.recognisable()
+        && symbol.is_some_and(|s| {
+            symbol_similarity(&normalised(&look.symbol), &normalised(s)) > SAME_SYMBOL
+        });
+    ((seen || look.recognised)
+        && patterns_round(lookup, lattice, at, look.ring) >= FRAMED_SEEN_BEFORE)
+        .then_some(look)
 }
 
 /// Whether the square centred at lattice point `at` is framed like a card centre: at least

@@ -17,9 +17,9 @@ use tablejudge_rules::{Key, Palette, Pos, Srgb, Turn};
 use thiserror::Error;
 
 use super::lattice::{
-    centre_at, centre_seen_before_at, fit_lattice, fit_seeds, framed_by_patterns,
-    framed_seen_before, grow_centres, grow_centres_where, grow_to_seeds, settle, settle_near,
-    typical_ink, typical_stock, BoardLattice, Fit, MAX_CENTRES,
+    centre_at, centre_seen_before_at, fit_lattice, fit_seeds, framed_by_patterns, grow_centres,
+    grow_centres_where, grow_to_seeds, settle, settle_near, typical_ink, typical_stock,
+    BoardLattice, Fit, MAX_CENTRES,
 };
 use super::looks::{SquareLook, SquareLooks};
 use super::seeds::{
@@ -377,7 +377,7 @@ pub fn reread_camouflage(
     for (pos, symbol, times) in seen {
         // Only a centre both photos showed is recognised by its symbol alone: a mark one
         // photo took for a centre would be found in every photo after.
-        let symbol = if times == 2 { symbol } else { &[] };
+        let symbol = (times == 2 && symbol.len() == SYMBOL_CELLS).then_some(symbol);
         let Some((settled_at, settled_px)) = settle(&lookup, &lattice, pos) else {
             return Ok(None);
         };
@@ -388,8 +388,7 @@ pub fn reread_camouflage(
         let Some((at, px, mut look)) = [(settled_at, Some(settled_px)), (unsettled, None)]
             .into_iter()
             .find_map(|(at, px)| {
-                let look = centre_seen_before_at(&lookup, &lattice, at)
-                    .or_else(|| symbol_seen_before_at(&lookup, &lattice, at, symbol))?;
+                let look = centre_seen_before_at(&lookup, &lattice, at, symbol)?;
                 let px = px.or_else(|| lattice.to_photo(at))?;
                 look.ink_centred().then_some((at, px, look))
             })
@@ -439,31 +438,6 @@ pub fn reread_camouflage(
         return Ok(None);
     }
     board_reading(&lookup, options, &[], &lattice, centres, &seen_before).map(Some)
-}
-
-/// The look of the square centred at lattice point `at` when it shows `symbol`, the ink an
-/// earlier photo saw in a centre there, though the square no longer passes for a centre seen
-/// before ([`centre_seen_before_at`]): a darker neighbour's blurred edge along its ring and a
-/// fine symbol blurred grey (seed 4's game 181) leave it neither a clean ring nor dark ink.
-/// A card laid over it, or a hand, brings another picture. Its ring must still be mostly
-/// clean and its neighbours framed as [`FRAMED_SEEN_BEFORE`] asks.
-fn symbol_seen_before_at(
-    lookup: &Lookup,
-    lattice: &BoardLattice,
-    at: [f32; 2],
-    symbol: &[f32],
-) -> Option<CentreLook> {
-    if symbol.len() != SYMBOL_CELLS {
-        return None;
-    }
-    let mut look = CentreLook::measure(lookup, &lattice.square_at(at))?;
-    let alike = symbol_similarity(&normalised(&look.symbol), &normalised(symbol)) > SAME_SYMBOL;
-    (alike && look.recognisable() && framed_seen_before(lookup, lattice, at, look.ring)).then(
-        || {
-            look.recognised = true;
-            look
-        },
-    )
 }
 
 /// Whether the photo shows a symbol on or beside the board, in the middle of a lattice
@@ -1958,10 +1932,10 @@ fn group_symbols(
 }
 
 /// Correlation above which two symbols are the same print.
-const SAME_SYMBOL: f32 = 0.75;
+pub(super) const SAME_SYMBOL: f32 = 0.75;
 
 /// Zero mean, unit norm.
-fn normalised(v: &[f32]) -> Vec<f32> {
+pub(super) fn normalised(v: &[f32]) -> Vec<f32> {
     let mean = v.iter().sum::<f32>() / v.len() as f32;
     let centred: Vec<f32> = v.iter().map(|x| x - mean).collect();
     let norm = centred.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-6);

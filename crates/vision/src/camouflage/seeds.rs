@@ -672,7 +672,8 @@ pub(crate) struct CentreLook {
     /// Where the square's middle settled in the photo ([`super::lattice::settle`]), once it
     /// has been.
     pub settled: Option<[f32; 2]>,
-    /// Found again by its symbol, as the two photos before saw it (`symbol_seen_before_at`).
+    /// Found again by its symbol, as the two photos before saw it
+    /// ([`super::lattice::centre_seen_before_at`]).
     pub recognised: bool,
     /// How far (in squares, `[col, row]`) the square lies off the board's lattice, where the
     /// reading measured it: a pile is no flat lattice (cards lie on others, a little askew).
