@@ -296,11 +296,15 @@ pub(crate) fn grow_centres_where(
 /// costs time: a cloth of dots grew to 953 "centres" in 2.3 s.
 pub(crate) const MAX_CENTRES: usize = 64;
 
+/// How far from a centre found growing the board looks for more, in squares each way: a
+/// card laid beside another's centre lies two squares from it.
+pub(crate) const GROWTH_REACH: i32 = 2;
+
 /// The most squares one growth tries: those within two of [`MAX_CENTRES`] centres, and more.
 const MAX_SQUARES: usize = 1600;
 
 /// [`grow_centres`] from the centres `from` only (the others were grown from already).
-fn grow_centres_from(
+pub(crate) fn grow_centres_from(
     lookup: &Lookup,
     lattice: &mut BoardLattice,
     fit: &mut Fit,
@@ -323,8 +327,8 @@ fn grow_centres_from(
             .or_else(|| settle(lookup, lattice, at).map(|s| s.1))
             .and_then(|px| lattice.to_lattice(px))
             .map_or([0.0; 2], |[c, r]| [c - at.col as f32, r - at.row as f32]);
-        for dr in -2..=2 {
-            for dc in -2..=2 {
+        for dr in -GROWTH_REACH..=GROWTH_REACH {
+            for dc in -GROWTH_REACH..=GROWTH_REACH {
                 let pos = at.offset(dr, dc);
                 // A card centred beside a centre in view would cover it: no centre there.
                 if tried.len() >= MAX_SQUARES || pos.within_one(at) || !tried.insert(pos) {

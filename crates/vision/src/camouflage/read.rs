@@ -18,8 +18,8 @@ use thiserror::Error;
 
 use super::lattice::{
     centre_at, centre_seen_before_at, fit_lattice, fit_seeds, framed_by_patterns, grow_centres,
-    grow_centres_where, grow_to_seeds, settle, settle_near, typical_ink, typical_stock,
-    BoardLattice, Fit, MAX_CENTRES,
+    grow_centres_from, grow_centres_where, grow_to_seeds, settle, settle_near, typical_ink,
+    typical_stock, BoardLattice, Fit, GROWTH_REACH, MAX_CENTRES,
 };
 use super::looks::{SquareLook, SquareLooks};
 use super::seeds::{
@@ -282,12 +282,21 @@ pub fn read_camouflage(
 ) -> Result<CamouflageReading, CamouflageReadError> {
     let lookup = Lookup::new(image, options.camera);
     let seeds = centre_seeds(image, &lookup, options)?;
+    read_from_seeds(&lookup, options, &seeds)
+}
+
+/// [`read_camouflage`] once the photo's seeds are found.
+pub(super) fn read_from_seeds(
+    lookup: &Lookup,
+    options: &CamouflageReadOptions,
+    seeds: &[Seed],
+) -> Result<CamouflageReading, CamouflageReadError> {
     // Without a set's colours no face is known: every reading shows one.
     let shows_a_face =
         |r: &CamouflageReading| options.colours.is_none_or(|c| r.faces_shown(c.set) > 0);
     let rank = |r: &CamouflageReading| (shows_a_face(r), r.cards_read_whole(), r.centres.len());
     let mut best: Option<CamouflageReading> = None;
-    for (lattice, centres) in candidate_boards(&lookup, &seeds, true) {
+    for (lattice, centres) in candidate_boards(lookup, seeds, true) {
         // A reading only drops centres: a board with no more centres than the best reading
         // has cards read whole cannot beat it where that shows a face (the candidates come
         // largest first).
@@ -297,14 +306,7 @@ pub fn read_camouflage(
         {
             break;
         }
-        match board_reading(
-            &lookup,
-            options,
-            &seeds,
-            &lattice,
-            centres,
-            &BTreeSet::new(),
-        ) {
+        match board_reading(lookup, options, seeds, &lattice, centres, &BTreeSet::new()) {
             Ok(reading) => {
                 if best.as_ref().is_none_or(|b| rank(&reading) > rank(b)) {
                     best = Some(reading);
@@ -437,7 +439,11 @@ pub fn reread_camouflage(
     if unexplained_symbol(image, &lookup, options, &lattice, &centres)? {
         return Ok(None);
     }
-    board_reading(&lookup, options, &[], &lattice, centres, &seen_before).map(Some)
+    // Not looked for over squares that look like card with no centre ([`centres_over_orphans`]):
+    // a card whose centre following missed has its symbol found (`unexplained_symbol`) or
+    // leaves the photo to be read whole, while a pattern square beside such a centre may
+    // pass for one (seed 4's game 8).
+    board_reading_in(&lookup, options, &[], &lattice, centres, &seen_before, 0).map(Some)
 }
 
 /// Whether the photo shows a symbol on or beside the board, in the middle of a lattice
@@ -652,7 +658,7 @@ fn undistorted(camera: Option<&Camera>, p: [f32; 2]) -> [f32; 2] {
 
 /// The light squares with a dark symbol that pass for a card centre, in undistorted
 /// coordinates when the lens is calibrated.
-fn centre_seeds(
+pub(super) fn centre_seeds(
     image: &RgbImage,
     lookup: &Lookup,
     options: &CamouflageReadOptions,
@@ -710,6 +716,12 @@ fn best_board(
 /// right lattice from the fifth start of eight), a busy cloth offers dozens, each grown
 /// through the cloth at a twentieth of a second or more.
 const MAX_GROWN: usize = 12;
+
+/// Squares round a square, itself among them, that must look like card where no centre was
+/// found for it to be tried as a centre the growth of the board did not reach. Three: a card
+/// three squares beyond the others' centres shows only its nearest row within the reading's
+/// block and the ring just outside it.
+const ORPHANS_SHOWING_A_CARD: usize = 3;
 
 /// The boards grown from the lattices started at seeds (one start per group of seeds that
 /// agree), those with the most centres first; the search stops at a board that takes in
@@ -839,8 +851,36 @@ fn board_reading(
     options: &CamouflageReadOptions,
     seeds: &[Seed],
     lattice: &BoardLattice,
+    centres: BTreeMap<LatticePos, CentreLook>,
+    seen_before: &BTreeSet<LatticePos>,
+) -> Result<CamouflageReading, CamouflageReadError> {
+    board_reading_in(
+        lookup,
+        options,
+        seeds,
+        lattice,
+        centres,
+        seen_before,
+        ORPHAN_ROUNDS,
+    )
+}
+
+/// How many times a reading is made again with the centres found where squares look like
+/// card with none ([`centres_over_orphans`]): one for a card laid over a centre, one more
+/// for a second beside it. Bounded, as a centre found so may fail the tests of the reading
+/// made with it and leave its squares without a centre again.
+const ORPHAN_ROUNDS: u8 = 2;
+
+/// [`board_reading`], looking for centres over squares that look like card with none
+/// `orphan_rounds` times more.
+fn board_reading_in(
+    lookup: &Lookup,
+    options: &CamouflageReadOptions,
+    seeds: &[Seed],
+    lattice: &BoardLattice,
     mut centres: BTreeMap<LatticePos, CentreLook>,
     seen_before: &BTreeSet<LatticePos>,
+    orphan_rounds: u8,
 ) -> Result<CamouflageReading, CamouflageReadError> {
     let stock = typical_stock(&centres);
     let ink = typical_ink(&centres);
@@ -878,7 +918,15 @@ fn board_reading(
     // Centres found to be the table's are dropped and the reading made again without them.
     let read_without = |mut centres: BTreeMap<LatticePos, CentreLook>, table: &[LatticePos]| {
         centres.retain(|p, _| !table.contains(p));
-        board_reading(lookup, options, seeds, &lattice, centres, &seen_before)
+        board_reading_in(
+            lookup,
+            options,
+            seeds,
+            &lattice,
+            centres,
+            &seen_before,
+            orphan_rounds,
+        )
     };
     let darker_than_stock =
         |c: &CentreLook| stock.is_some_and(|s| luma(c.ring) < DARKER_THAN_STOCK * luma(s));
@@ -919,6 +967,51 @@ fn board_reading(
         &centres,
         table.as_ref(),
     );
+    // A card laid over another's centre (an illegal play) may lie three squares from every
+    // centre in view, where growing the board does not look; its squares then look like
+    // card with no centre: it is looked for where they are, and the reading made again with
+    // what is found (seed 4's game 83).
+    if orphan_rounds > 0 {
+        let over_orphans =
+            centres_over_orphans(lookup, &lattice, cols, &card_like, &beyond, &centres, stock);
+        if !over_orphans.is_empty() {
+            // Grown from as the board's other centres were: a card beside one lies within
+            // reach of it, not of the others.
+            let from: Vec<LatticePos> = over_orphans.iter().map(|(p, _)| *p).collect();
+            centres.extend(over_orphans);
+            let mut fit: Fit = (Vec::new(), Vec::new());
+            for (p, look) in &centres {
+                let at = look
+                    .settled
+                    .and_then(|px| lattice.to_lattice(px))
+                    .unwrap_or([p.col as f32, p.row as f32]);
+                for [dx, dy] in UNIT_CENTRED {
+                    if let Some(px) = lattice.to_photo([at[0] + dx, at[1] + dy]) {
+                        fit.0.push([p.col as f32 + dx, p.row as f32 + dy]);
+                        fit.1.push(px);
+                    }
+                }
+            }
+            let mut lattice = fit_lattice(&fit.0, &fit.1).unwrap_or(lattice);
+            grow_centres_from(
+                lookup,
+                &mut lattice,
+                &mut fit,
+                &mut centres,
+                from,
+                &mut |_, _| true,
+            );
+            return board_reading_in(
+                lookup,
+                options,
+                seeds,
+                &lattice,
+                centres,
+                &seen_before,
+                orphan_rounds - 1,
+            );
+        }
+    }
     let measured: Vec<Option<[f32; 3]>> = (0..rows * cols)
         .map(|i| {
             let pos = LatticePos::new((i / cols) as i32, (i % cols) as i32);
@@ -1402,6 +1495,67 @@ pub(super) fn card_square(
             }
         }
     }
+}
+
+/// Squares that pass for a centre ([`centre_at`], settled) with at least
+/// [`ORPHANS_SHOWING_A_CARD`] of the squares round them looking like card where no centre
+/// found covers (`card_like` inside the block, `beyond` it), tried where a card would explain
+/// the most of those first, and farther from every centre found than the growth of the board
+/// looks ([`GROWTH_REACH`]): nearer, growing judged them already, with the drift of the
+/// centre it grew from (looked at again here without it, a square passed for a centre a
+/// square off a card's: seed 4's game 83).
+fn centres_over_orphans(
+    lookup: &Lookup,
+    lattice: &BoardLattice,
+    cols: usize,
+    card_like: &[bool],
+    beyond: &[LatticePos],
+    centres: &BTreeMap<LatticePos, CentreLook>,
+    stock: Option<[f32; 3]>,
+) -> Vec<(LatticePos, CentreLook)> {
+    let orphans: BTreeSet<LatticePos> = card_like
+        .iter()
+        .enumerate()
+        .filter(|&(_, &like)| like)
+        .map(|(i, _)| LatticePos::new((i / cols) as i32, (i % cols) as i32))
+        .chain(beyond.iter().copied())
+        .collect();
+    if orphans.len() < ORPHANS_SHOWING_A_CARD {
+        return Vec::new();
+    }
+    let explained = |p: LatticePos| {
+        (-1..=1)
+            .flat_map(|dr| (-1..=1).map(move |dc| p.offset(dr, dc)))
+            .filter(|q| orphans.contains(q))
+            .count()
+    };
+    let candidates: BTreeSet<LatticePos> = orphans
+        .iter()
+        .flat_map(|o| (-1..=1).flat_map(move |dr| (-1..=1).map(move |dc| o.offset(dr, dc))))
+        .filter(|p| !centres.keys().any(|c| c.squares_from(*p) <= GROWTH_REACH))
+        .collect();
+    // A pattern square beside a card's centre that fails the test may pass for one.
+    let mut candidates: Vec<(usize, LatticePos)> = candidates
+        .into_iter()
+        .map(|p| (explained(p), p))
+        .filter(|&(n, _)| n >= ORPHANS_SHOWING_A_CARD)
+        .collect();
+    candidates.sort_by_key(|&(n, p)| (std::cmp::Reverse(n), p));
+    let mut found: Vec<(LatticePos, CentreLook)> = Vec::new();
+    for (_, p) in candidates {
+        // Two centres found here side by side would cover each other: the first stays.
+        if found.iter().any(|(f, _)| f.within_one(p)) {
+            continue;
+        }
+        let Some((at, px)) = settle(lookup, lattice, p) else {
+            continue;
+        };
+        if let Some(mut look) = centre_at(lookup, lattice, at, stock) {
+            look.settled = Some(px);
+            found.push((p, look));
+        }
+    }
+    found
 }
 
 /// Which squares of the block that no centre found covers look like card rather than table:
