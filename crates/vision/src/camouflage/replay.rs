@@ -45,6 +45,10 @@ const MAX_COMBINATIONS: usize = 64;
 /// A known card whose centre the reader missed still counts as seen when this many of its
 /// eight patterns are read as laid and none otherwise.
 const MIN_AGREEING_AROUND_MISSED: usize = 5;
+/// Squares of a new card's block that an earlier photo read as bare table, the table having
+/// no card there, for that photo to show the card was not laid yet: the reader takes a card's
+/// square for table seldom, two in one block hardly ever.
+const BARE_SHOWING_NO_CARD: usize = 2;
 /// The registration must beat the next best by this many agreeing squares.
 const REGISTRATION_MARGIN: i32 = 3;
 
@@ -287,6 +291,8 @@ pub struct Tracker<'a> {
     misread_alike: HashMap<LatticePos, (char, char)>,
     /// Where the last settled photo showed each centre of the table.
     last_px: HashMap<LatticePos, [f32; 2]>,
+    /// The last settled photo, where it left new centres unnamed.
+    unnamed_before: Option<UnnamedBefore>,
     /// The cards of one deck the table starts with: the starting board's three, or a Not My
     /// Stack! location's one.
     start_cards: usize,
@@ -305,6 +311,15 @@ struct PendingDoubt {
     frame: usize,
     squares: Vec<LatticePos>,
     text: String,
+}
+
+/// A photo that showed new centres it could not name, as read: a later photo that names them
+/// with other cards shows which came first ([`Tracker::keep_orders_seen`]).
+struct UnnamedBefore {
+    /// How many cards the table had after it.
+    cards: usize,
+    unnamed: Vec<LatticePos>,
+    squares: HashMap<LatticePos, char>,
 }
 
 /// Cards taken back off the table, with the doubts raised since.
@@ -415,6 +430,7 @@ impl<'a> Tracker<'a> {
             alike_colours: alike_colours(set.side(side)),
             misread_alike: HashMap::new(),
             last_px: HashMap::new(),
+            unnamed_before: None,
             start_cards: 3,
             start_deck_unplayed: true,
         }
@@ -756,6 +772,11 @@ impl<'a> Tracker<'a> {
         self.note_orphans(&view, frame);
         let view = self.with_lone_misreads_unknown(view, &new);
         let (laid, unexplained) = self.name_and_lay(&view, &new, frame);
+        self.unnamed_before = (!unexplained.is_empty()).then(|| UnnamedBefore {
+            cards: self.cards.len(),
+            unnamed: unexplained.clone(),
+            squares: view.squares.clone(),
+        });
         self.note_ghosts(&view, frame);
         for (c, &at) in reading.centres.iter().zip(&view.centres) {
             self.last_px.insert(at, c.px);
@@ -1040,6 +1061,7 @@ impl<'a> Tracker<'a> {
             }
         }
         self.keep_likely_decks(&mut solutions, view);
+        self.keep_orders_seen(&mut solutions);
         let Some(first) = solutions.first().cloned() else {
             unexplained.extend(open.iter().map(|(p, _)| *p));
             return (Vec::new(), unexplained);
@@ -1162,6 +1184,53 @@ impl<'a> Tracker<'a> {
             );
         }
         (laid, unexplained)
+    }
+
+    /// Of the `solutions` (orders of the new cards), those the photo before shows, when there
+    /// are any: where it showed a centre it could not name, with no card laid since, and
+    /// showed another new card's block as the table was (its centre, no square otherwise,
+    /// and bare table in [`BARE_SHOWING_NO_CARD`] of its squares), the first was laid before
+    /// the other. Squares over cards tell nothing (a card laid legally shows their patterns
+    /// there), nor those of the unnamed centres' blocks (that card changed them), nor a
+    /// centre among them: a card laid over it first would have hidden it.
+    fn keep_orders_seen(&self, solutions: &mut Vec<Vec<Placement>>) {
+        let Some(before) = self
+            .unnamed_before
+            .as_ref()
+            .filter(|b| b.cards == self.cards.len())
+        else {
+            return;
+        };
+        let top = TopMap::of(&self.board);
+        let changed: HashSet<LatticePos> = before.unnamed.iter().flat_map(|&c| block(c)).collect();
+        let not_yet_laid = |c: LatticePos| {
+            if changed.contains(&c) || top.at(c) == CENTRE_CHAR {
+                return false;
+            }
+            let mut bare = 0;
+            for q in block(c)
+                .into_iter()
+                .filter(|q| *q != c && !changed.contains(q))
+            {
+                match before.squares.get(&q) {
+                    Some(&seen) if seen == top.at(q) => bare += usize::from(seen == TABLE),
+                    Some(&UNKNOWN) | None => {}
+                    Some(_) => return false,
+                }
+            }
+            before.squares.get(&c) == Some(&top.at(c)) && bare >= BARE_SHOWING_NO_CARD
+        };
+        let seen_first = |o: &[Placement]| {
+            o.iter().enumerate().all(|(i, later)| {
+                !not_yet_laid(later.centre)
+                    || !o[i + 1..]
+                        .iter()
+                        .any(|p| before.unnamed.contains(&p.centre))
+            })
+        };
+        if solutions.iter().any(|o| seen_first(o)) {
+            solutions.retain(|o| seen_first(o));
+        }
     }
 
     /// Whether the starting board's deck is surely `start`: no other deck can have
@@ -1460,6 +1529,11 @@ impl<'a> Tracker<'a> {
         either_way: HashSet<LatticePos>,
     ) -> Vec<usize> {
         let mut laid = Vec::with_capacity(order.len());
+        // A square seen before showing what a card laid now shows there was that card: no
+        // card missed (seed 4's game 187: the starting board, its centres not named in the
+        // first photo, laid together in the second).
+        let shown_now = self.top_squares(order);
+        let missed = |q: &LatticePos, g: &(char, usize)| shown_now.get(q) != Some(&g.0);
         for &p in order {
             if p.squares()
                 .iter()
@@ -1476,13 +1550,24 @@ impl<'a> Tracker<'a> {
                 .into_iter()
                 .enumerate()
                 .filter(|&(k, q)| {
-                    self.ghosts.get(&q).is_some_and(|g| g.0 != face[k]) && top.at(q) == TABLE
+                    self.ghosts
+                        .get(&q)
+                        .is_some_and(|g| g.0 != face[k] && missed(&q, g))
+                        && top.at(q) == TABLE
                 })
                 .map(|(_, q)| q)
                 // A missed card with a square within 3 of this card's centre may lie under it.
-                .chain(self.ghosts.keys().copied().filter(|&q| {
-                    q.squares_from(p.centre) <= 3 && !q.within_one(p.centre) && top.at(q) == TABLE
-                }))
+                .chain(
+                    self.ghosts
+                        .iter()
+                        .filter(|&(&q, g)| {
+                            q.squares_from(p.centre) <= 3
+                                && !q.within_one(p.centre)
+                                && top.at(q) == TABLE
+                                && missed(&q, g)
+                        })
+                        .map(|(&q, _)| q),
+                )
                 .collect();
             // The card's own squares, then the ghosts near it: named in one order.
             over.sort();
@@ -1506,6 +1591,14 @@ impl<'a> Tracker<'a> {
                 });
             }
             let there_since = self.cards_laid_over(&p, &face, frame);
+            // Squares seen before showing this card's face were this card: a card laid on it
+            // next in the same photo shows the same patterns where they overlap, and must not
+            // take them for itself seen earlier (seed 4's game 187).
+            for (k, q) in p.squares().into_iter().enumerate() {
+                if self.ghosts.get(&q).is_some_and(|g| g.0 == face[k]) {
+                    self.ghosts.remove(&q);
+                }
+            }
             self.board.place(self.set, p);
             for q in p.squares() {
                 self.unsure_top.remove(&q);
@@ -1563,7 +1656,9 @@ impl<'a> Tracker<'a> {
         let over: Vec<&TrackedCard> = self
             .cards
             .iter()
-            .filter(|c| c.frame >= since)
+            // Not the cards new in this photo too: the orders of those that the photo allows
+            // are judged where they are named (`Tracker::name_and_lay_reading`).
+            .filter(|c| c.frame >= since && c.frame < frame)
             .filter(|c| c.placement.squares().iter().any(|q| mine.contains(q)))
             .collect();
         let unordered: Vec<&str> = over
