@@ -915,18 +915,21 @@ fn board_reading_in(
         .collect();
     let rows = centres.keys().map(|p| p.row).max().unwrap_or(0) as usize + 2;
     let cols = centres.keys().map(|p| p.col).max().unwrap_or(0) as usize + 2;
-    // Centres found to be the table's are dropped and the reading made again without them.
-    let read_without = |mut centres: BTreeMap<LatticePos, CentreLook>, table: &[LatticePos]| {
-        centres.retain(|p, _| !table.contains(p));
+    let read_again = |lattice: &BoardLattice, centres, orphan_rounds| {
         board_reading_in(
             lookup,
             options,
             seeds,
-            &lattice,
+            lattice,
             centres,
             &seen_before,
             orphan_rounds,
         )
+    };
+    // Centres found to be the table's are dropped and the reading made again without them.
+    let read_without = |mut centres: BTreeMap<LatticePos, CentreLook>, table: &[LatticePos]| {
+        centres.retain(|p, _| !table.contains(p));
+        read_again(&lattice, centres, orphan_rounds)
     };
     let darker_than_stock =
         |c: &CentreLook| stock.is_some_and(|s| luma(c.ring) < DARKER_THAN_STOCK * luma(s));
@@ -1001,15 +1004,7 @@ fn board_reading_in(
                 from,
                 &mut |_, _| true,
             );
-            return board_reading_in(
-                lookup,
-                options,
-                seeds,
-                &lattice,
-                centres,
-                &seen_before,
-                orphan_rounds - 1,
-            );
+            return read_again(&lattice, centres, orphan_rounds - 1);
         }
     }
     let measured: Vec<Option<[f32; 3]>> = (0..rows * cols)
