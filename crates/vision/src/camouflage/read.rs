@@ -306,7 +306,15 @@ pub(super) fn read_from_seeds(
         {
             break;
         }
-        match board_reading(lookup, options, seeds, &lattice, centres, &BTreeSet::new()) {
+        match board_reading(
+            lookup,
+            options,
+            seeds,
+            &lattice,
+            centres,
+            &BTreeSet::new(),
+            ORPHAN_ROUNDS,
+        ) {
             Ok(reading) => {
                 if best.as_ref().is_none_or(|b| rank(&reading) > rank(b)) {
                     best = Some(reading);
@@ -443,7 +451,7 @@ pub fn reread_camouflage(
     // a card whose centre following missed has its symbol found (`unexplained_symbol`) or
     // leaves the photo to be read whole, while a pattern square beside such a centre may
     // pass for one (seed 4's game 8).
-    board_reading_in(&lookup, options, &[], &lattice, centres, &seen_before, 0).map(Some)
+    board_reading(&lookup, options, &[], &lattice, centres, &seen_before, 0).map(Some)
 }
 
 /// Whether the photo shows a symbol on or beside the board, in the middle of a lattice
@@ -570,7 +578,15 @@ pub fn read_camouflage_boards(
             if again || boards.len() >= max_boards {
                 continue;
             }
-            match board_reading(&lookup, options, &own, &lattice, centres, &BTreeSet::new()) {
+            match board_reading(
+                &lookup,
+                options,
+                &own,
+                &lattice,
+                centres,
+                &BTreeSet::new(),
+                ORPHAN_ROUNDS,
+            ) {
                 Ok(b) if options.colours.is_none_or(|c| b.faces_shown(c.set) > 0) => boards.push(b),
                 Ok(_) => {}
                 Err(CamouflageReadError::NoCentres) => {}
@@ -844,36 +860,17 @@ pub(super) fn crowded(centres: &BTreeMap<LatticePos, CentreLook>) -> bool {
     touching >= 3 && 2 * touching >= centres.len()
 }
 
-/// The reading of the board whose centres were found on `lattice`; those at `seen_before`
-/// are judged as centres an earlier photo saw there.
-fn board_reading(
-    lookup: &Lookup,
-    options: &CamouflageReadOptions,
-    seeds: &[Seed],
-    lattice: &BoardLattice,
-    centres: BTreeMap<LatticePos, CentreLook>,
-    seen_before: &BTreeSet<LatticePos>,
-) -> Result<CamouflageReading, CamouflageReadError> {
-    board_reading_in(
-        lookup,
-        options,
-        seeds,
-        lattice,
-        centres,
-        seen_before,
-        ORPHAN_ROUNDS,
-    )
-}
-
 /// How many times a reading is made again with the centres found where squares look like
 /// card with none ([`centres_over_orphans`]): one for a card laid over a centre, one more
 /// for a second beside it. Bounded, as a centre found so may fail the tests of the reading
 /// made with it and leave its squares without a centre again.
 const ORPHAN_ROUNDS: u8 = 2;
 
-/// [`board_reading`], looking for centres over squares that look like card with none
-/// `orphan_rounds` times more.
-fn board_reading_in(
+/// The reading of the board whose centres were found on `lattice`; those at `seen_before`
+/// are judged as centres an earlier photo saw there. Centres are looked for over squares
+/// that look like card with none `orphan_rounds` times more ([`ORPHAN_ROUNDS`] for a
+/// reading of its own).
+fn board_reading(
     lookup: &Lookup,
     options: &CamouflageReadOptions,
     seeds: &[Seed],
@@ -916,7 +913,7 @@ fn board_reading_in(
     let rows = centres.keys().map(|p| p.row).max().unwrap_or(0) as usize + 2;
     let cols = centres.keys().map(|p| p.col).max().unwrap_or(0) as usize + 2;
     let read_again = |lattice: &BoardLattice, centres, orphan_rounds| {
-        board_reading_in(
+        board_reading(
             lookup,
             options,
             seeds,
