@@ -293,6 +293,9 @@ pub struct Tracker<'a> {
     last_px: HashMap<LatticePos, [f32; 2]>,
     /// The last settled photo, where it left new centres unnamed.
     unnamed_before: Option<UnnamedBefore>,
+    /// The first photo whose new cards were too many to find the starting board among, with
+    /// how many it showed: while no starting board is named, no later card can be.
+    start_crowded: Option<(usize, usize)>,
     /// The cards of one deck the table starts with: the starting board's three, or a Not My
     /// Stack! location's one.
     start_cards: usize,
@@ -431,6 +434,7 @@ impl<'a> Tracker<'a> {
             misread_alike: HashMap::new(),
             last_px: HashMap::new(),
             unnamed_before: None,
+            start_crowded: None,
             start_cards: 3,
             start_deck_unplayed: true,
         }
@@ -577,9 +581,29 @@ impl<'a> Tracker<'a> {
                 doubts.push(d.text.clone());
             }
         }
+        // With no starting board named, no later card could be: every centre and square of
+        // card is left unexplained for that one reason, said instead.
+        let crowded_out = self.start_crowded.filter(|_| self.cards.is_empty());
+        if let Some((frame, new)) = crowded_out {
+            let start = if self.start_cards == 1 {
+                "the first card".to_string()
+            } else {
+                format!(
+                    "the starting board ({} cards of one deck)",
+                    self.start_cards
+                )
+            };
+            doubts.push(format!(
+                "{start} was never named: no photo before photo {} let its cards be named, \
+                 and from that photo on too many cards were new ({new} in photo {}) to find \
+                 it among; begin with a photo of it alone, in focus, with nothing over it",
+                frame + 1,
+                frame + 1,
+            ));
+        }
         // Squares that still look like a card no card found explains: a card missed.
         let left: Vec<LatticePos> = self.ghosts.keys().copied().collect();
-        if !left.is_empty() {
+        if !left.is_empty() && crowded_out.is_none() {
             doubts.push(format!(
                 "square{} {} still look{} like a card that no card found explains: a card \
                  whose centre was never seen; retake the photos with every centre in view",
@@ -599,7 +623,7 @@ impl<'a> Tracker<'a> {
                 misread,
                 ..
             }) => {
-                if !unexplained.is_empty() {
+                if !unexplained.is_empty() && crowded_out.is_none() {
                     doubts.push(format!(
                         "the last photo shows {} centre{} no card of the set explains, at {}: \
                          retake it in focus with nothing over the cards",
@@ -626,7 +650,7 @@ impl<'a> Tracker<'a> {
                 }
             }
         }
-        if self.cards.is_empty() {
+        if self.cards.is_empty() && crowded_out.is_none() {
             doubts.push("no card was recognised in any photo".into());
         }
         // A centre left unnamed that the last photo no longer shows was no card (cards do not
@@ -976,6 +1000,7 @@ impl<'a> Tracker<'a> {
         if first_board && (open.len() > MAX_ORDERED || combinations > MAX_COMBINATIONS) {
             // Too many cards to find the starting board among: wait for a photo that shows
             // it alone.
+            self.start_crowded.get_or_insert((frame, new.len()));
             unexplained.extend(open.iter().map(|(p, _)| *p));
             return (Vec::new(), unexplained);
         }

@@ -245,6 +245,26 @@ fn a_centre_no_card_explains_leaves_the_replay_in_doubt() {
     );
 }
 
+/// Photos that never show the starting board alone, each with more new cards than can be
+/// ordered: the replay says so, not that every centre is a card it cannot name.
+#[test]
+fn a_starting_board_never_seen_alone_is_the_one_doubt_named() {
+    let (set, _, tables) = game(3);
+    assert!(tables[4].placed().len() > MAX_ORDERED);
+    let mut tracker = Tracker::new(&set, SideIdx(0), PlacementRules::GAME);
+    tracker.observe(&as_read(&tables[4], 0));
+    tracker.observe(&as_read(&tables[5], 0));
+    let replay = tracker.finish();
+    assert!(replay.cards.is_empty());
+    assert_eq!(replay.doubts.len(), 1, "{:?}", replay.doubts);
+    assert!(
+        replay.doubts[0].starts_with("the starting board (3 cards of one deck) was never named")
+            && replay.doubts[0].contains("(7 in photo 1)"),
+        "{:?}",
+        replay.doubts
+    );
+}
+
 #[test]
 fn a_card_the_next_photo_shows_otherwise_is_taken_back() {
     let (set, _, tables) = game(4);
