@@ -595,8 +595,9 @@ impl<'a> Tracker<'a> {
             };
             doubts.push(format!(
                 "{start} was never named: no photo before photo {} let its cards be named, \
-                 and from that photo on too many cards were new ({new} in photo {}) to find \
-                 it among; begin with a photo of it alone, in focus, with nothing over it",
+                 and from that photo on too many cards were new, or fitted too many faces, \
+                 to find it among ({new} new in photo {}); begin with a photo of it alone, \
+                 in focus, with nothing over it",
                 frame + 1,
                 frame + 1,
             ));
@@ -997,14 +998,25 @@ impl<'a> Tracker<'a> {
             }
         }
         let combinations: usize = open.iter().map(|(_, c)| c.len()).product();
+        // New cards laid on the starting board, where it is named among more than can be
+        // ordered: named in the next photo, as cards new there.
+        let mut later: Vec<LatticePos> = Vec::new();
         if first_board && (open.len() > MAX_ORDERED || combinations > MAX_COMBINATIONS) {
-            // Too many cards to find the starting board among: wait for a photo that shows
-            // it alone.
-            self.start_crowded.get_or_insert((frame, new.len()));
-            unexplained.extend(open.iter().map(|(p, _)| *p));
-            return (Vec::new(), unexplained);
+            let Some(start) = self.starting_board_among(&open, unexplained.len()) else {
+                // Too many cards to find the starting board among: wait for a photo that
+                // shows it alone.
+                self.start_crowded.get_or_insert((frame, new.len()));
+                unexplained.extend(open.iter().map(|(p, _)| *p));
+                return (Vec::new(), unexplained);
+            };
+            later = open
+                .iter()
+                .map(|(p, _)| *p)
+                .filter(|p| start.iter().all(|(q, _)| q != p))
+                .collect();
+            open = start;
         }
-        if open.len() > MAX_ORDERED || combinations > MAX_COMBINATIONS {
+        if !first_board && (open.len() > MAX_ORDERED || combinations > MAX_COMBINATIONS) {
             // Too many to try every order: lay those named for sure, in reading order.
             self.doubts.push(format!(
                 "{} new cards in photo {}: their order is not checked; take a photo after \
@@ -1022,8 +1034,9 @@ impl<'a> Tracker<'a> {
             self.unsure_verdicts.extend(&laid);
             return (laid, unexplained);
         }
-        // Centres no face was chosen for: they may be of any deck.
+        // Centres no face was chosen for: they may be of any deck, as may those set aside.
         let unnamed = unexplained.len();
+        unexplained.extend(&later);
         let wild: HashSet<LatticePos> = unexplained.iter().flat_map(|&c| block(c)).collect();
         let mut solutions: Vec<Vec<Placement>> = Vec::new();
         // Orders that show the photo but for one square read as a pattern near the face's in
@@ -1287,6 +1300,47 @@ impl<'a> Tracker<'a> {
                         + unnamed
                         < k
             })
+    }
+
+    /// The starting board among more new cards than can be ordered (the photos that showed it
+    /// with fewer cards on it misread): the centres that faces of one deck fit, each with
+    /// those faces only, where that deck fits exactly as many centres as the board has cards
+    /// and no other deck fits so many. No player plays the starting deck, so its cards are
+    /// those. Only where every new centre is named: an unnamed one could be the board's, and
+    /// another deck's face fitting one of the three a misreading.
+    fn starting_board_among(
+        &self,
+        open: &[(LatticePos, Vec<Placement>)],
+        unnamed: usize,
+    ) -> Option<Vec<(LatticePos, Vec<Placement>)>> {
+        let k = self.start_cards;
+        if !self.start_deck_unplayed || unnamed > 0 {
+            return None;
+        }
+        let deck = |p: &Placement| self.set.card(p.card).deck;
+        let fitting = |d: DeckIdx| {
+            open.iter()
+                .filter(|(_, c)| c.iter().any(|p| deck(p) == d))
+                .count()
+        };
+        let decks: HashSet<DeckIdx> = open.iter().flat_map(|(_, c)| c.iter().map(deck)).collect();
+        let mut starts = decks.into_iter().filter(|&d| fitting(d) >= k);
+        let (Some(start), None) = (starts.next(), starts.next()) else {
+            return None;
+        };
+        if fitting(start) != k {
+            return None;
+        }
+        let board: Vec<(LatticePos, Vec<Placement>)> = open
+            .iter()
+            .filter_map(|(c, cands)| {
+                let own: Vec<Placement> =
+                    cands.iter().copied().filter(|p| deck(p) == start).collect();
+                (!own.is_empty()).then_some((*c, own))
+            })
+            .collect();
+        let combinations: usize = board.iter().map(|(_, c)| c.len()).product();
+        (combinations <= MAX_COMBINATIONS).then_some(board)
     }
 
     /// Narrows the solutions by what decks tell. The starting board is three cards of one
