@@ -274,10 +274,7 @@ pub fn game_side<T: Send + Sync>(
         colours: Some(SideColours { set, side }),
         camera,
     };
-    let run_len = photos
-        .len()
-        .div_ceil(rayon::current_num_threads().max(1))
-        .max(1);
+    let run_len = run_len(photos.len());
     let mut readings: Vec<Result<T, String>> = photos
         .par_chunks(run_len)
         .enumerate()
@@ -332,6 +329,44 @@ pub fn game_side<T: Send + Sync>(
     (side, readings)
 }
 
+/// How many consecutive photos each run of [`game_side`] reads: as many runs as threads.
+fn run_len(photos: usize) -> usize {
+    photos.div_ceil(rayon::current_num_threads().max(1)).max(1)
+}
+
+/// Follows the board again into the photos of every run of [`game_side`] but the first, from
+/// the run before, one photo after another, until a photo's reading followed so shows the
+/// centres it shows already; where it finds more, it replaces it. The runs are read in
+/// parallel, so a run's first photos were read whole, without the photos before them: a
+/// centre a whole reading misses (a fine symbol among light patterns beside it) but following
+/// the board found would be lost for the rest of the run, and every photo after skipped as
+/// covered (seed 4's game 19 on two threads).
+fn follow_across_runs(
+    readings: &mut [Result<CamouflageReading, String>],
+    photos: &[SeriesPhoto],
+    options: &CamouflageReadOptions,
+) {
+    let run = run_len(photos.len());
+    for start in (run..photos.len()).step_by(run) {
+        for i in start..photos.len() {
+            let (Ok(image), Ok(read)) = (&photos[i].image, &readings[i]) else {
+                break;
+            };
+            let before: Vec<&CamouflageReading> = readings[..i]
+                .iter()
+                .filter_map(|r| r.as_ref().ok())
+                .collect();
+            let followed = reread_camouflage(image, options, &before).ok().flatten();
+            match followed {
+                Some(followed) if finds_more(&followed, read) => readings[i] = Ok(followed),
+                Some(followed) if shows_alike(&followed, read) => break,
+                // A hand over the board, or the board not followed: the next photo may tell.
+                _ => {}
+            }
+        }
+    }
+}
+
 /// Whether `followed`, a photo's reading followed from the photos before, finds more cards
 /// than `whole`, its reading on its own: every centre of `whole` and more. Following sees
 /// only cards touching the board, so a card laid apart keeps the whole reading; a centre whose
@@ -355,6 +390,24 @@ fn finds_more(followed: &CamouflageReading, whole: &CamouflageReading) -> bool {
     };
     followed.centres.len() > whole.centres.len() - whole.misfits.len().min(whole.centres.len())
         && whole.centres.iter().all(holds)
+}
+
+/// Whether `followed` and `read`, two readings of one photo, show the same centres.
+fn shows_alike(followed: &CamouflageReading, read: &CamouflageReading) -> bool {
+    let Some(lattice) = followed.lattice else {
+        return false;
+    };
+    let found: Vec<LatticePos> = followed
+        .centres
+        .iter()
+        .map(|c| LatticePos::new(c.row, c.col))
+        .collect();
+    followed.centres.len() == read.centres.len()
+        && read.centres.iter().all(|c| {
+            lattice
+                .square_of(c.px)
+                .is_some_and(|at| found.contains(&at))
+        })
 }
 
 /// Reads every photo (in parallel), then replays them in order and scores the game.
@@ -386,6 +439,15 @@ pub fn replay_series(
         },
         |r: &CamouflageReading| vec![r.side.clone()],
     );
+    let mut readings = readings;
+    let options = CamouflageReadOptions {
+        colours: Some(SideColours {
+            set,
+            side: Some(side),
+        }),
+        camera,
+    };
+    follow_across_runs(&mut readings, photos, &options);
     // Every reading is now of the game's side.
     let mut tracker = Tracker::new(set, side, PlacementRules::game(rules.wild_centres));
     for reading in &readings {
@@ -786,6 +848,79 @@ pub(crate) mod tests {
             lattice: Some(lattice),
             looks: Default::default(),
         }
+    }
+
+    /// Photos of a later run read whole miss a centre the run before followed (taken out of
+    /// their readings here): following the board across the runs puts it back.
+    #[test]
+    fn a_centre_the_run_before_followed_is_followed_into_the_next_run() {
+        use crate::cli::DegradationArg;
+        use crate::commands::render::{camouflage as render, RenderCamouflage};
+        let dir = tempfile::tempdir().unwrap();
+        let set_path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("models/camouflage/reference.json");
+        render(RenderCamouflage {
+            set: &set_path,
+            out: dir.path(),
+            n: 1,
+            seed: 2,
+            cards: 0,
+            series: Some(2),
+            mistakes: 0.0,
+            puzzles: None,
+            video: false,
+            not_my_stack: false,
+            side: None,
+            size: (960, 720),
+            degradation: DegradationArg::Clean,
+        })
+        .unwrap();
+        let set = load_camouflage_set(&set_path).unwrap();
+        let paths = series_photos(&dir.path().join("game_0000"), PhotoOrder::Name).unwrap();
+        let photos = load_series(&paths);
+        let options = CamouflageReadOptions {
+            colours: Some(SideColours {
+                set: &set,
+                side: Some(SideIdx(0)),
+            }),
+            camera: None,
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let run = run_len(photos.len());
+            let mut readings: Vec<Result<CamouflageReading, String>> = Vec::new();
+            for (i, p) in photos.iter().enumerate() {
+                let image = p.image.as_ref().unwrap();
+                let before: Vec<&CamouflageReading> =
+                    readings.iter().filter_map(|r| r.as_ref().ok()).collect();
+                let followed = (i > 0 && i < run)
+                    .then(|| reread_camouflage(image, &options, &before).ok().flatten())
+                    .flatten();
+                let reading = match followed {
+                    Some(f) => f,
+                    None => read_camouflage(image, &options).unwrap(),
+                };
+                readings.push(Ok(reading));
+            }
+            let hidden = readings[run - 1].as_ref().unwrap().centres[0].px;
+            let near = |c: &CentreReading| tablejudge_vision::geom::dist(c.px, hidden) < 10.0;
+            for r in readings[run..].iter_mut().flatten() {
+                r.centres.retain(|c| !near(c));
+            }
+            follow_across_runs(&mut readings, &photos, &options);
+            // Following did not take the run's first photo here (it stays read whole, as
+            // without the runs): the photos after it.
+            for (i, r) in readings.iter().enumerate().skip(run + 1) {
+                assert!(
+                    r.as_ref().unwrap().centres.iter().any(near),
+                    "photo {}",
+                    i + 1
+                );
+            }
+        });
     }
 
     #[test]
