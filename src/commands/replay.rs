@@ -13,8 +13,8 @@ use tablejudge_rules::camouflage::{
     SideIdx,
 };
 use tablejudge_vision::camouflage::{
-    read_camouflage, reread_camouflage, CamouflageReadOptions, CamouflageReading, CentreReading,
-    FrameOutcome, Replay, SideColours, Tracker,
+    read_camouflage, reread_camouflage, BoardLattice, CamouflageReadOptions, CamouflageReading,
+    CentreReading, FrameOutcome, Replay, SideColours, Tracker,
 };
 use tablejudge_vision::video::{is_video, FrameState, SettleDetector, VideoReader};
 use tablejudge_vision::{Camera, VisionError};
@@ -367,19 +367,25 @@ fn follow_across_runs(
     }
 }
 
+/// A followed reading's lattice and the squares of its centres, to find another reading's
+/// centres on.
+fn followed_centres(followed: &CamouflageReading) -> Option<(BoardLattice, Vec<LatticePos>)> {
+    let found = followed
+        .centres
+        .iter()
+        .map(|c| LatticePos::new(c.row, c.col))
+        .collect();
+    Some((followed.lattice?, found))
+}
+
 /// Whether `followed`, a photo's reading followed from the photos before, finds more cards
 /// than `whole`, its reading on its own: every centre of `whole` and more. Following sees
 /// only cards touching the board, so a card laid apart keeps the whole reading; a centre whose
 /// squares fit no card (`misfits`) beside the board followed need not be in it.
 fn finds_more(followed: &CamouflageReading, whole: &CamouflageReading) -> bool {
-    let Some(lattice) = followed.lattice else {
+    let Some((lattice, found)) = followed_centres(followed) else {
         return false;
     };
-    let found: Vec<LatticePos> = followed
-        .centres
-        .iter()
-        .map(|c| LatticePos::new(c.row, c.col))
-        .collect();
     let holds = |c: &CentreReading| {
         let Some(at) = lattice.square_of(c.px) else {
             return false;
@@ -394,14 +400,9 @@ fn finds_more(followed: &CamouflageReading, whole: &CamouflageReading) -> bool {
 
 /// Whether `followed` and `read`, two readings of one photo, show the same centres.
 fn shows_alike(followed: &CamouflageReading, read: &CamouflageReading) -> bool {
-    let Some(lattice) = followed.lattice else {
+    let Some((lattice, found)) = followed_centres(followed) else {
         return false;
     };
-    let found: Vec<LatticePos> = followed
-        .centres
-        .iter()
-        .map(|c| LatticePos::new(c.row, c.col))
-        .collect();
     followed.centres.len() == read.centres.len()
         && read.centres.iter().all(|c| {
             lattice
@@ -812,7 +813,6 @@ fn annotate_series(
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use tablejudge_vision::camouflage::BoardLattice;
 
     use super::*;
 
@@ -921,6 +921,20 @@ pub(crate) mod tests {
                 );
             }
         });
+    }
+
+    #[test]
+    fn two_readings_show_alike_only_with_the_same_centres() {
+        let board = reading(&[(1, 1), (1, 3), (3, 2)], &[]);
+        assert!(shows_alike(&board, &board));
+        assert!(!shows_alike(
+            &reading(&[(1, 1), (1, 3), (3, 2), (3, 4)], &[]),
+            &board
+        ));
+        assert!(!shows_alike(
+            &board,
+            &reading(&[(1, 1), (1, 3), (3, 4)], &[])
+        ));
     }
 
     #[test]
