@@ -347,8 +347,11 @@ fn follow_across_runs(
     options: &CamouflageReadOptions,
 ) {
     let run = run_len(photos.len());
+    // Where the last run's following stopped: a run followed into the next is not done twice.
+    let mut done = 0;
     for start in (run..photos.len()).step_by(run) {
-        for i in start..photos.len() {
+        for i in start.max(done)..photos.len() {
+            done = i + 1;
             let (Ok(image), Ok(read)) = (&photos[i].image, &readings[i]) else {
                 break;
             };
@@ -419,7 +422,7 @@ pub fn replay_series(
     camera: Option<&Camera>,
     photos: &[SeriesPhoto],
 ) -> ReplayRun {
-    let (side, readings) = game_side(
+    let (side, mut readings) = game_side(
         set,
         side,
         camera,
@@ -440,7 +443,6 @@ pub fn replay_series(
         },
         |r: &CamouflageReading| vec![r.side.clone()],
     );
-    let mut readings = readings;
     let options = CamouflageReadOptions {
         colours: Some(SideColours {
             set,
@@ -813,7 +815,6 @@ fn annotate_series(
 
 #[cfg(test)]
 pub(crate) mod tests {
-
     use super::*;
 
     /// A reading with centres at `centres` (row, col) and `misfits` among them, on a lattice
