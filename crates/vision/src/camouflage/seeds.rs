@@ -284,9 +284,11 @@ fn square_around(edges: &Edges, symbol: &Symbol) -> Option<Seed> {
         (cy as i32 - reach).max(0),
         (cy as i32 + reach).min(edges.height - 1),
     );
-    const BINS: usize = 90;
     let mut hist = [0.0f32; BINS];
     let mut samples: Vec<([f32; 2], f32, f32)> = Vec::new();
+    // Each sample's direction bin, apart: a family's lines look at the few bins about its
+    // direction, and a scan of these bytes passes over the rest at little cost.
+    let mut bins: Vec<u8> = Vec::new();
     // The window grows with the symbol's square; a large one is sampled every few pixels
     // (lattice lines still cross dozens of its rows), so that a cloth's big blobs, which pass
     // for symbols, cost about what a card's symbol does. (A close-up's own large symbols are
@@ -303,8 +305,10 @@ fn square_around(edges: &Edges, symbol: &Symbol) -> Option<Seed> {
             if m < MIN_EDGE {
                 continue;
             }
-            hist[((angle / std::f32::consts::PI * BINS as f32) as usize).min(BINS - 1)] += m;
+            let bin = direction_bin(angle);
+            hist[bin] += m;
             samples.push(([dx, dy], angle, m));
+            bins.push(bin as u8);
         }
     }
     let smooth: Vec<f32> = (0..BINS)
@@ -342,8 +346,13 @@ fn square_around(edges: &Edges, symbol: &Symbol) -> Option<Seed> {
         .map(|k| {
             let paired = pairs.iter().any(|&(i, j)| i == k || j == k);
             let a = (peaks[k] as f32 + 0.5) / BINS as f32 * std::f32::consts::PI;
+            let along = Along {
+                samples: &samples,
+                bins: &bins,
+                bin: peaks[k],
+            };
             paired
-                .then(|| lines_along(&samples, a, (min_side, max_side), reach as f32, step))
+                .then(|| lines_along(along, a, (min_side, max_side), reach as f32, step))
                 .flatten()
         })
         .collect();
@@ -432,12 +441,40 @@ fn edge_support(edges: &Edges, quad: &Quad) -> f32 {
     on as f32 / (4 * PER_SIDE) as f32
 }
 
+/// The edge samples of a symbol's window (offset from the symbol, gradient direction and
+/// strength), each with its direction bin of [`square_around`]'s histogram, and the bin of
+/// the direction whose lines are looked for.
+#[derive(Clone, Copy)]
+struct Along<'a> {
+    samples: &'a [([f32; 2], f32, f32)],
+    bins: &'a [u8],
+    bin: usize,
+}
+
+/// Bins of [`square_around`]'s histogram of edge directions over 0..π: 2° each.
+const BINS: usize = 90;
+
+/// Direction bins (of 2°) each way from a family's own bin that may hold a gradient within
+/// 8° of its normal: four, and one more for the bin's width.
+const BINS_NEAR: usize = 5;
+
+/// The histogram bin of an edge direction in 0..π.
+fn direction_bin(angle: f32) -> usize {
+    ((angle / std::f32::consts::PI * BINS as f32) as usize).min(BINS - 1)
+}
+
+/// How many bins apart two direction bins are, round the half turn.
+fn bins_apart(a: usize, b: usize) -> usize {
+    let d = a.abs_diff(b);
+    d.min(BINS - d)
+}
+
 /// The family of lattice lines with normal at `angle`: the normal, the offset of the centre
 /// square's middle and the spacing, chosen to put the most edge strength (of gradients within
 /// 8° of the normal) within a pixel of the lines at ±½ and ±1½ spacings from the middle,
 /// searched in steps of half the window's sampling `step`.
 fn lines_along(
-    samples: &[([f32; 2], f32, f32)],
+    along: Along,
     angle: f32,
     (min_side, max_side): (f32, f32),
     reach: f32,
@@ -448,7 +485,13 @@ fn lines_along(
     let bins = (4.0 * reach) as usize + 1;
     let mut profile = vec![0.0f32; bins];
     let tolerance = 8f32.to_radians();
-    for &([dx, dy], a, m) in samples {
+    let near = |b: u8| bins_apart(usize::from(b), along.bin) <= BINS_NEAR;
+    for (&([dx, dy], a, m), _) in along
+        .samples
+        .iter()
+        .zip(along.bins)
+        .filter(|(_, &b)| near(b))
+    {
         let d = (a - angle).abs();
         if d.min(std::f32::consts::PI - d) > tolerance {
             continue;
@@ -1065,3 +1108,31 @@ const MAX_CAST: f32 = 0.7;
 /// How far off the warm–cool line black ink's colour may be: a light's green or magenta tint
 /// and the sensor's noise.
 const MAX_OFF_CAST: f32 = 0.2;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Passing over the samples outside [`BINS_NEAR`] bins loses none that `lines_along`
+    /// takes: every direction within 8° of a family's lies in a bin that near its own.
+    #[test]
+    fn every_direction_a_family_takes_lies_in_a_bin_near_its_own() {
+        use std::f32::consts::PI;
+        let tolerance = 8f32.to_radians();
+        for family in 0..BINS {
+            let a = (family as f32 + 0.5) / BINS as f32 * PI;
+            for k in 0..18_000 {
+                let angle = k as f32 / 18_000.0 * PI;
+                let d = (angle - a).abs();
+                if d.min(PI - d) <= tolerance {
+                    assert!(
+                        bins_apart(direction_bin(angle), family) <= BINS_NEAR,
+                        "{angle} for the family of bin {family}"
+                    );
+                }
+            }
+        }
+        // And the bins near are not all of them.
+        assert!(bins_apart(direction_bin(PI / 2.0), 0) > BINS_NEAR);
+    }
+}
