@@ -349,8 +349,17 @@ pub fn reread_camouflage(
     before: &[&CamouflageReading],
 ) -> Result<Option<CamouflageReading>, CamouflageReadError> {
     // The lattice of the fullest reading (the latest of those): a photo with a hand over the
-    // board shows few centres, and its lattice, fitted to them, may be off elsewhere.
-    let Some(fullest) = before.iter().max_by_key(|r| r.centres.len()) else {
+    // board shows few centres, and its lattice, fitted to them, may be off elsewhere. Not one
+    // grown through a cloth's motifs (daisies with dark hearts): dozens of "centres", most
+    // fitting no card, on a lattice of the cloth's, not of the board's.
+    let fullness = |r: &&&CamouflageReading| {
+        if 2 * r.misfits.len() > r.centres.len() {
+            0
+        } else {
+            r.centres.len()
+        }
+    };
+    let Some(fullest) = before.iter().max_by_key(fullness) else {
         return Ok(None);
     };
     let Some(lattice) = fullest.lattice else {

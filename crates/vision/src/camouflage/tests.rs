@@ -1348,6 +1348,34 @@ fn the_next_photo_of_a_series_is_read_from_the_last() {
         .expect("the board is followed from the photo that shows it whole");
     assert_eq!(followed.picture, again.picture);
 
+    // After it, a photo read through a cloth's motifs: more "centres" than the board has, on
+    // a lattice of the cloth's 0.4 of a square off the board's, all but two fitting no card.
+    // The board is followed from the reading fullest of cards, not of centres.
+    let mut cloth = before.clone();
+    let off = 0.4;
+    cloth.lattice = BoardLattice::new(std::array::from_fn(|r| {
+        [h[r][0], h[r][1], h[r][0] * off + h[r][1] * off + h[r][2]]
+    }));
+    let motifs: Vec<CentreReading> = (0..before.centres.len() + 4)
+        .map(|k| CentreReading {
+            row: 40 + k as i32,
+            col: 40,
+            px: [5.0 + k as f32, 5.0],
+            symbol_group: 0,
+            symbol: Vec::new(),
+        })
+        .collect();
+    cloth.misfits = before.centres[2..]
+        .iter()
+        .chain(&motifs)
+        .map(|c| LatticePos::new(c.row, c.col))
+        .collect();
+    cloth.centres.extend(motifs);
+    let followed = reread_camouflage(&image, &options, &[&before, &cloth])
+        .unwrap()
+        .expect("the board is followed from the reading that shows its cards");
+    assert_eq!(followed.picture, again.picture);
+
     // A centre an earlier photo showed, here a pattern square: not where it was.
     let mut earlier = before.clone();
     let c = &before.centres[0];
