@@ -270,10 +270,7 @@ pub fn game_side<T: Send + Sync>(
             Ok(image) => read(image, options, before, follow),
             Err(e) => Err(e.clone()),
         };
-    let options = CamouflageReadOptions {
-        colours: Some(SideColours { set, side }),
-        camera,
-    };
+    let options = side_options(set, side, camera);
     let run_len = run_len(photos.len());
     let mut readings: Vec<Result<T, String>> = photos
         .par_chunks(run_len)
@@ -311,13 +308,7 @@ pub fn game_side<T: Send + Sync>(
         let best = (0..votes.len()).max_by_key(|&i| votes[i]).unwrap_or(0);
         SideIdx(best as u8)
     });
-    let forced = CamouflageReadOptions {
-        colours: Some(SideColours {
-            set,
-            side: Some(side),
-        }),
-        camera,
-    };
+    let forced = side_options(set, Some(side), camera);
     let side_name = &set.side(side).name;
     readings
         .par_iter_mut()
@@ -327,6 +318,18 @@ pub fn game_side<T: Send + Sync>(
         })
         .for_each(|(r, p)| *r = read_photo(p, &forced, &[], Follow::Whole));
     (side, readings)
+}
+
+/// How the photos of a series are read: with the set's colours, of `side` where it is known.
+fn side_options<'a>(
+    set: &'a CamouflageSet,
+    side: Option<SideIdx>,
+    camera: Option<&'a Camera>,
+) -> CamouflageReadOptions<'a> {
+    CamouflageReadOptions {
+        colours: Some(SideColours { set, side }),
+        camera,
+    }
 }
 
 /// How many consecutive photos each run of [`game_side`] reads: as many runs as threads.
@@ -443,14 +446,11 @@ pub fn replay_series(
         },
         |r: &CamouflageReading| vec![r.side.clone()],
     );
-    let options = CamouflageReadOptions {
-        colours: Some(SideColours {
-            set,
-            side: Some(side),
-        }),
-        camera,
-    };
-    follow_across_runs(&mut readings, photos, &options);
+    follow_across_runs(
+        &mut readings,
+        photos,
+        &side_options(set, Some(side), camera),
+    );
     // Every reading is now of the game's side.
     let mut tracker = Tracker::new(set, side, PlacementRules::game(rules.wild_centres));
     for reading in &readings {

@@ -348,14 +348,13 @@ fn square_around(edges: &Edges, symbol: &Symbol) -> Option<Seed> {
     let families: Vec<Option<Family>> = (0..peaks.len())
         .map(|k| {
             let paired = pairs.iter().any(|&(i, j)| i == k || j == k);
-            let a = (peaks[k] as f32 + 0.5) / BINS as f32 * std::f32::consts::PI;
             let along = Along {
                 samples: &samples,
                 bins: &bins,
                 bin: peaks[k],
             };
             paired
-                .then(|| lines_along(along, a, (min_side, max_side), reach as f32, step))
+                .then(|| lines_along(along, (min_side, max_side), reach as f32, step))
                 .flatten()
         })
         .collect();
@@ -466,23 +465,28 @@ fn direction_bin(angle: f32) -> usize {
     ((angle / std::f32::consts::PI * BINS as f32) as usize).min(BINS - 1)
 }
 
+/// The direction in the middle of histogram bin `bin`.
+fn bin_direction(bin: usize) -> f32 {
+    (bin as f32 + 0.5) / BINS as f32 * std::f32::consts::PI
+}
+
 /// How many bins apart two direction bins are, round the half turn.
 fn bins_apart(a: usize, b: usize) -> usize {
     let d = a.abs_diff(b);
     d.min(BINS - d)
 }
 
-/// The family of lattice lines with normal at `angle`: the normal, the offset of the centre
-/// square's middle and the spacing, chosen to put the most edge strength (of gradients within
-/// 8° of the normal) within a pixel of the lines at ±½ and ±1½ spacings from the middle,
-/// searched in steps of half the window's sampling `step`.
+/// The family of lattice lines with normal along the middle of `along`'s bin: the normal, the
+/// offset of the centre square's middle and the spacing, chosen to put the most edge strength
+/// (of gradients within 8° of the normal) within a pixel of the lines at ±½ and ±1½ spacings
+/// from the middle, searched in steps of half the window's sampling `step`.
 fn lines_along(
     along: Along,
-    angle: f32,
     (min_side, max_side): (f32, f32),
     reach: f32,
     step: usize,
 ) -> Option<Family> {
+    let angle = bin_direction(along.bin);
     let n = [angle.cos(), angle.sin()];
     // Edge strength by offset along the normal, in half-pixel bins.
     let bins = (4.0 * reach) as usize + 1;
@@ -1123,7 +1127,7 @@ mod tests {
         use std::f32::consts::PI;
         let tolerance = 8f32.to_radians();
         for family in 0..BINS {
-            let a = (family as f32 + 0.5) / BINS as f32 * PI;
+            let a = bin_direction(family);
             for k in 0..18_000 {
                 let angle = k as f32 / 18_000.0 * PI;
                 let d = (angle - a).abs();

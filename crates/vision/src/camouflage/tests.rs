@@ -1350,7 +1350,7 @@ fn the_next_photo_of_a_series_is_read_from_the_last() {
 
     // After it, a photo read through a cloth's motifs: more "centres" than the board has, on
     // a lattice of the cloth's 0.4 of a square off the board's, all but two fitting no card.
-    // The board is followed from the reading fullest of cards, not of centres.
+    // The board is followed from the fullest reading that is not mostly misfits.
     let mut cloth = before.clone();
     let off = 0.4;
     cloth.lattice = BoardLattice::new(std::array::from_fn(|r| {
