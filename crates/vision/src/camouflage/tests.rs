@@ -1067,6 +1067,18 @@ fn of_centres_side_by_side_the_speck_goes_and_the_printed_symbols_stay() {
     let mut row = centres_at(&[(0, 0, 0.5), (0, 1, 0.5), (0, 2, 0.5)]);
     super::read::drop_touching_centres(&mut row);
     assert_eq!(kept(&row), vec![(0, 0), (0, 2)]);
+    // A printed symbol with two grey specks of its card's patterns beside it, touching each
+    // other (seed 4's game 16) or not (game 197): the symbol stays, however many it touches.
+    for specks in [[(1, 1), (1, 2)], [(1, 1), (3, 1)]] {
+        let mut among = centres_at(&[
+            (2, 2, 0.8),
+            (specks[0].0, specks[0].1, 0.2),
+            (specks[1].0, specks[1].1, 0.2),
+            (7, 7, 0.8),
+        ]);
+        super::read::drop_touching_centres(&mut among);
+        assert_eq!(kept(&among), vec![(2, 2), (7, 7)], "specks at {specks:?}");
+    }
 }
 
 proptest::proptest! {
