@@ -305,6 +305,9 @@ pub struct Tracker<'a> {
     start_deck_unplayed: bool,
 }
 
+/// Cards one player may lay before every other player has laid one: all start at once.
+const LATE_FIRST_CARD: usize = 5;
+
 /// A doubt about a card from squares seen only in the photo it was laid in.
 #[derive(Clone, Debug)]
 struct PendingDoubt {
@@ -1204,6 +1207,9 @@ impl<'a> Tracker<'a> {
             ));
         }
         let order: Vec<Placement> = order.into_iter().filter(|p| sure.contains(p)).collect();
+        if !first_board {
+            self.doubt_late_first_cards(&order, frame);
+        }
         if let Some((at, face, seen)) = misread_square {
             self.misread_alike.insert(at, (face, seen));
         }
@@ -1222,6 +1228,37 @@ impl<'a> Tracker<'a> {
             );
         }
         (laid, unexplained)
+    }
+
+    /// Doubts the cards of `order` that are the first of their deck when another player has
+    /// laid [`LATE_FIRST_CARD`] cards already: every player starts at once, so a deck first
+    /// seen so late is more likely a mark beside the cards taken for a centre (a cloth's
+    /// check framed by the card just laid beside it: seed 4's game 95) than a player who sat
+    /// out so long.
+    fn doubt_late_first_cards(&mut self, order: &[Placement], frame: usize) {
+        let deck = |p: &Placement| self.set.card(p.card).deck;
+        let mut laid: HashMap<DeckIdx, usize> = HashMap::new();
+        for c in &self.cards[self.start_cards.min(self.cards.len())..] {
+            *laid.entry(deck(&c.placement)).or_default() += 1;
+        }
+        let most = laid.values().copied().max().unwrap_or(0);
+        let start_deck = self.cards.first().map(|c| deck(&c.placement));
+        for p in order {
+            if most >= LATE_FIRST_CARD
+                && !laid.contains_key(&deck(p))
+                && Some(deck(p)) != start_deck
+            {
+                self.doubts.push(format!(
+                    "card {} at {}, found in photo {}, is the first of its deck, after another \
+                     player had laid {most} cards: a mark beside the cards taken for a card's \
+                     centre, or a player who had not played yet; retake the photos with nothing \
+                     but the cards near them",
+                    self.set.card(p.card).id,
+                    p.centre,
+                    frame + 1,
+                ));
+            }
+        }
     }
 
     /// Of the `solutions` (orders of the new cards), those the photo before shows, when there
