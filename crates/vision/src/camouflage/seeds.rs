@@ -1050,19 +1050,36 @@ impl CentreLook {
     }
 
     /// Whether ink that looks tinted against the stock is black ink carrying the light's cast
-    /// that a clipped stock no longer shows. Over-exposed stock reads near 255 in its clipped
-    /// channels whatever the light, so the ratios no longer cancel a warm or cool light, and
-    /// black ink shows it: a shift along the warm–cool line of lamps and daylight (red up and
-    /// blue down, or the reverse), not off it (green, magenta) and not beyond the strongest
-    /// cast a camera leaves uncorrected. A red or blue mark on a white cloth is off that line
-    /// or far along it.
+    /// that a clipped stock no longer shows. Over-exposed stock reads 255 in a clipped channel
+    /// however far the light overshoots it there, so black ink's ratio to the stock comes out
+    /// too high in that channel by the overshoot: in log-chroma (ln R/G, ln B/G) a clipped red
+    /// shifts the ink by (+1, 0), green by (−1, −1), blue by (0, +1). Black ink's colour is a
+    /// mix, with no negative share, of the shifts of the channels the stock clipped (red
+    /// alone up under a warm lamp whose green stays near the clip: seed 4's games 95, 114 and
+    /// 137), within the sensor's noise and short of the strongest cast a camera leaves. A red
+    /// or blue mark on a white cloth is far along, a green one on stock with green unclipped
+    /// off the mix.
     fn cast_of_a_clipped_light(&self) -> bool {
-        // Direction of a warm–cool shift in (ln R/G, ln B/G), unit length.
-        const WARM: [f32; 2] = [0.507, -0.862];
+        if !clipped(self.ring) {
+            return false;
+        }
+        let [r, g, b] = self.ring.map(|c| c >= CLIPPED_STOCK);
         let [u, v] = self.ink_chroma;
-        let along = u * WARM[0] + v * WARM[1];
-        let off = u * WARM[1] - v * WARM[0];
-        clipped(self.ring) && along.abs() < MAX_CAST && off.abs() < MAX_OFF_CAST
+        // The overshoots: u = red's − green's, v = blue's − green's; green's is fixed by a
+        // channel left unclipped (its overshoot 0), or the least that leaves none negative.
+        let green = match (r, g, b) {
+            (_, false, _) => 0.0,
+            (true, true, true) => 0f32.max(-u).max(-v),
+            (true, true, false) => -v,
+            (false, true, _) => -u,
+        };
+        let overshoot = [u + green, green, v + green];
+        let misfit = overshoot
+            .iter()
+            .zip([r, g, b])
+            .map(|(&e, clipped)| if clipped { (-e).max(0.0) } else { e.abs() })
+            .fold(0f32, f32::hypot);
+        misfit < MAX_OFF_CAST && u.hypot(v) < MAX_CAST
     }
 }
 
@@ -1109,11 +1126,11 @@ fn clipped(ring: [f32; 3]) -> bool {
     let clipped_channels = ring.iter().filter(|&&c| c >= CLIPPED_STOCK).count();
     clipped_channels >= 2 && ring.iter().all(|&c| c >= 0.5 * CLIPPED_STOCK)
 }
-/// The strongest warm or cool cast left on black ink, in log-chroma along the warm–cool line:
-/// about a tungsten lamp under a camera's daylight balance.
+/// The strongest cast left on black ink by a clipped stock, in log-chroma: about a tungsten
+/// lamp under a camera's daylight balance.
 const MAX_CAST: f32 = 0.7;
-/// How far off the warm–cool line black ink's colour may be: a light's green or magenta tint
-/// and the sensor's noise.
+/// How far from a mix of the clipped channels' shifts black ink's colour may be, in
+/// log-chroma: a light's green or magenta tint and the sensor's noise.
 const MAX_OFF_CAST: f32 = 0.2;
 
 #[cfg(test)]
