@@ -305,7 +305,8 @@ pub struct Tracker<'a> {
     start_deck_unplayed: bool,
 }
 
-/// Cards one player may lay before every other player has laid one: all start at once.
+/// Cards one player may lay before another's first that are not yet doubted: all start at
+/// once, and a player whose cards fit nowhere waits a few turns.
 const LATE_FIRST_CARD: usize = 5;
 
 /// A doubt about a card from squares seen only in the photo it was laid in.
@@ -1208,7 +1209,7 @@ impl<'a> Tracker<'a> {
         }
         let order: Vec<Placement> = order.into_iter().filter(|p| sure.contains(p)).collect();
         if !first_board {
-            self.doubt_late_first_cards(&order, frame);
+            self.doubt_late_first_cards(&order, &verdict, frame);
         }
         if let Some((at, face, seen)) = misread_square {
             self.misread_alike.insert(at, (face, seen));
@@ -1230,12 +1231,18 @@ impl<'a> Tracker<'a> {
         (laid, unexplained)
     }
 
-    /// Doubts the cards of `order` that are the first of their deck when another player has
-    /// laid [`LATE_FIRST_CARD`] cards already: every player starts at once, so a deck first
-    /// seen so late is more likely a mark beside the cards taken for a centre (a cloth's
-    /// check framed by the card just laid beside it: seed 4's game 95) than a player who sat
-    /// out so long.
-    fn doubt_late_first_cards(&mut self, order: &[Placement], frame: usize) {
+    /// Doubts the cards of `order` judged illegal (in `verdict`: card, legal, squares
+    /// covered) that are the first of their deck when another player has laid
+    /// [`LATE_FIRST_CARD`] cards already. A player whose cards fit nowhere may wait that long,
+    /// but a first card so late that also breaks the rules is more likely a mark beside the
+    /// cards taken for a centre (a cloth's check framed by the card just laid beside it: seed
+    /// 4's game 95, where it made that card illegal too).
+    fn doubt_late_first_cards(
+        &mut self,
+        order: &[Placement],
+        verdict: &[(CardIdx, bool, u8)],
+        frame: usize,
+    ) {
         let deck = |p: &Placement| self.set.card(p.card).deck;
         let mut laid: HashMap<DeckIdx, usize> = HashMap::new();
         for c in &self.cards[self.start_cards.min(self.cards.len())..] {
@@ -1244,15 +1251,17 @@ impl<'a> Tracker<'a> {
         let most = laid.values().copied().max().unwrap_or(0);
         let start_deck = self.cards.first().map(|c| deck(&c.placement));
         for p in order {
-            if most >= LATE_FIRST_CARD
+            let illegal = verdict.iter().any(|&(c, legal, _)| c == p.card && !legal);
+            if illegal
+                && most >= LATE_FIRST_CARD
                 && !laid.contains_key(&deck(p))
                 && Some(deck(p)) != start_deck
             {
                 self.doubts.push(format!(
-                    "card {} at {}, found in photo {}, is the first of its deck, after another \
-                     player had laid {most} cards: a mark beside the cards taken for a card's \
-                     centre, or a player who had not played yet; retake the photos with nothing \
-                     but the cards near them",
+                    "card {} at {}, found in photo {} and judged illegal, is the first of its \
+                     deck, after another player had laid {most} cards: a mark beside the cards \
+                     taken for a card's centre, or a player who had not played yet; retake the \
+                     photos with nothing but the cards near them",
                     self.set.card(p.card).id,
                     p.centre,
                     frame + 1,
