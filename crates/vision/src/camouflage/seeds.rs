@@ -156,10 +156,10 @@ fn grey_image(grey: &Mat) -> Result<image::GrayImage, VisionError> {
 }
 
 /// Whether blob `label` (bounding box `window`) is ink on stock: the band from 7% to 15% of
-/// its size away from it (in straight-line distance) is light (the ink under 55% of it) and
-/// even (under 8% of the band much darker than its median). The band stays on the centre
-/// square even around the widest symbols (a hollow square two thirds of the square wide),
-/// turned 45° so that its bounding box is wider still.
+/// its size away from it (in straight-line distance) is light (the ink, or a thin stroke's
+/// darker half, under 55% of it) and even (under 8% of the band much darker than its
+/// median). The band stays on the centre square even around the widest symbols (a hollow
+/// square two thirds of the square wide), turned 45° so that its bounding box is wider still.
 fn stock_around(
     luma: &image::GrayImage,
     labels: &[i32],
@@ -179,13 +179,12 @@ fn stock_around(
     let (cw, ch) = (x1 - x0, y1 - y0);
     // Zero on the ink: OpenCV measures each pixel's distance to the nearest zero.
     let mut off_ink = vec![255u8; (cw * ch) as usize];
-    let mut ink = (0.0f32, 0u32);
+    let mut ink: Vec<u8> = Vec::new();
     for yy in y0..y1 {
         for xx in x0..x1 {
             if labels[(yy * w + xx) as usize] == label {
                 off_ink[((yy - y0) * cw + (xx - x0)) as usize] = 0;
-                ink.0 += f32::from(luma.get_pixel(xx as u32, yy as u32).0[0]);
-                ink.1 += 1;
+                ink.push(luma.get_pixel(xx as u32, yy as u32).0[0]);
             }
         }
     }
@@ -207,14 +206,25 @@ fn stock_around(
             band.push(f32::from(luma.get_pixel(px as u32, py as u32).0[0]));
         }
     }
-    if band.is_empty() || ink.1 == 0 {
+    if band.is_empty() || ink.is_empty() {
         return Ok(false);
     }
     let mut sorted = band.clone();
     sorted.sort_by(f32::total_cmp);
     let median = sorted[sorted.len() / 2];
     let dark = band.iter().filter(|&&l| l < 0.8 * median).count() as f32 / band.len() as f32;
-    Ok(median > 40.0 && ink.0 / (ink.1 as f32) < 0.55 * median && dark < 0.08)
+    // A thin stroke's blurred fringe, lighter than its core, is most of its pixels (a hollow
+    // square's outline a pixel or two wide, filling under half its box): its darker half is
+    // its ink. A solid blob's ink is all of it (a cloth's grey check has a darker middle too).
+    let thin = (ink.len() as i32) < bw * bh / 2;
+    ink.sort_unstable();
+    let ink = if thin {
+        &ink[..ink.len().div_ceil(2)]
+    } else {
+        &ink[..]
+    };
+    let ink = ink.iter().map(|&l| f32::from(l)).sum::<f32>() / ink.len() as f32;
+    Ok(median > 40.0 && ink < 0.55 * median && dark < 0.08)
 }
 
 /// The photo's colour gradients: at each pixel, that of the channel changing most (a border

@@ -316,6 +316,65 @@ fn a_small_cards_symbol_is_found_inside_the_blob_its_squares_make() {
     );
 }
 
+/// A hollow square drawn in a thin line, a little turned, and blurred (a small card far from
+/// the camera: seed 4's game 138) is dark only where the line falls on a pixel's middle; the
+/// lighter pixels where it falls between two are most of it. A thin stroke is judged by the
+/// darker half of its ink. A solid grey blob darker in its middle (a cloth's check) is judged
+/// by all of its ink, and is no symbol.
+#[test]
+fn a_thin_hollow_square_blurred_is_found_and_a_solid_grey_blob_is_not() {
+    // The luma of the centre square at (x, y) from its middle, of stock 250 and `ink`
+    // covering it as `coverage` says, supersampled four by four.
+    let symbols_in = |coverage: &dyn Fn(f32, f32) -> f32| {
+        let (w, mid, half) = (720u32, 360i32, 18i32);
+        let mut image = image::RgbImage::from_pixel(w, w, image::Rgb([120, 100, 80]));
+        for y in -3 * half..3 * half {
+            for x in -3 * half..3 * half {
+                let colour = if x.abs() < half && y.abs() < half {
+                    let mut covered = 0.0;
+                    for k in 0..16 {
+                        let (sx, sy) = ((k % 4) as f32 + 0.5, (k / 4) as f32 + 0.5);
+                        covered += coverage(x as f32 + sx / 4.0 - 0.5, y as f32 + sy / 4.0 - 0.5);
+                    }
+                    let l = (250.0 - 220.0 * covered / 16.0).round() as u8;
+                    image::Rgb([l, l, l])
+                } else {
+                    image::Rgb([40, 130, 170])
+                };
+                image.put_pixel((mid + x) as u32, (mid + y) as u32, colour);
+            }
+        }
+        let image = imageproc::filter::gaussian_blur_f32(&image, 0.7);
+        super::seeds::find_symbols(&image)
+            .unwrap()
+            .into_iter()
+            .filter(|s| crate::geom::dist(s.centre, [mid as f32, mid as f32]) < 4.0)
+            .count()
+    };
+    // An outline 18 pixels across and 1.1 wide, turned 7°.
+    let (cos, sin) = (7f32.to_radians().cos(), 7f32.to_radians().sin());
+    let outline = |x: f32, y: f32| {
+        let m = (x * cos + y * sin).abs().max((y * cos - x * sin).abs());
+        if (7.9..=9.0).contains(&m) {
+            1.0
+        } else {
+            0.0
+        }
+    };
+    assert_eq!(symbols_in(&outline), 1);
+    // A square blob 13 pixels across, the ink's cover falling from 0.85 in its middle to 0.2
+    // at its edge.
+    let blob = |x: f32, y: f32| {
+        let m = x.abs().max(y.abs());
+        if m <= 6.5 {
+            0.85 - 0.65 * m / 6.5
+        } else {
+            0.0
+        }
+    };
+    assert_eq!(symbols_in(&blob), 0);
+}
+
 /// A card whose symbol the reader cannot see (smudged over here) is not read as table: its
 /// squares that no other card's block reaches are read as card with no centre, so the
 /// reading says a card is missing rather than report table there.
