@@ -49,6 +49,10 @@ const MIN_AGREEING_AROUND_MISSED: usize = 5;
 /// no card there, for that photo to show the card was not laid yet: the reader takes a card's
 /// square for table seldom, two in one block hardly ever.
 const BARE_SHOWING_NO_CARD: usize = 2;
+/// Squares of a lone new card read unknown (in glare, on a border) with which one misread
+/// square of it may still be made unknown ([`Tracker::with_lone_misreads_unknown`]): the card
+/// is then named from six squares, as [`TOP_CARD_ALONE`] allows only where no other face fits.
+const MAX_UNKNOWN_BESIDE_MISREAD: usize = 1;
 /// The registration must beat the next best by this many agreeing squares.
 const REGISTRATION_MARGIN: i32 = 3;
 
@@ -1501,11 +1505,11 @@ impl<'a> Tracker<'a> {
             .collect()
     }
 
-    /// A new card alone (no other new card within reach of its squares) that shows all eight
-    /// squares, where no unused face agrees with all of them but exactly one agrees with all
-    /// but one, read as a pattern near the face's in colour: that one square is taken for
-    /// misread (made unknown), the nearest face by far the likelier when a square in shadow
-    /// is misread now and then.
+    /// A new card alone (no other new card within reach of its squares) that shows its eight
+    /// squares (but [`MAX_UNKNOWN_BESIDE_MISREAD`] unknown), where no unused face agrees with
+    /// all of them but exactly one agrees with all but one, read as a pattern near the face's
+    /// in colour: that one square is taken for misread (made unknown), the nearest face by far
+    /// the likelier when a square in shadow is misread now and then.
     fn with_lone_misreads_unknown(&mut self, mut view: View, new: &[LatticePos]) -> View {
         for &centre in new {
             if new
@@ -1516,7 +1520,11 @@ impl<'a> Tracker<'a> {
             }
             let squares = block(centre);
             let seen: Vec<char> = squares.iter().map(|&p| view.at(p)).collect();
-            if seen[4] != CENTRE_CHAR || seen.iter().any(|&ch| ch == UNKNOWN || ch == TABLE) {
+            let unknown = seen.iter().filter(|&&ch| ch == UNKNOWN).count();
+            if seen[4] != CENTRE_CHAR
+                || unknown > MAX_UNKNOWN_BESIDE_MISREAD
+                || seen.contains(&TABLE)
+            {
                 continue;
             }
             let mut nearest: Option<(usize, [char; 9])> = None;
@@ -1526,7 +1534,7 @@ impl<'a> Tracker<'a> {
                     continue;
                 }
                 // The squares the face disagrees on: none, one (which), or more.
-                let mut off = (0..9).filter(|&k| k != 4 && seen[k] != face[k]);
+                let mut off = (0..9).filter(|&k| k != 4 && ![UNKNOWN, face[k]].contains(&seen[k]));
                 match (off.next(), off.next()) {
                     (None, _) => {
                         ambiguous = true;

@@ -854,6 +854,41 @@ fn a_square_read_as_a_pattern_near_in_colour_is_taken_for_misread() {
 }
 
 #[test]
+fn a_square_read_as_a_pattern_near_in_colour_beside_an_unread_one_is_taken_for_misread() {
+    // As above, with the square across the card unread too (seed 4's game 198: a giraffe
+    // corner read as tiger beside a giraffe square read as neither, on the last card laid):
+    // the card is named from the six squares left where no other face fits them.
+    let (mut named, mut tried) = (0, 0);
+    for seed in 1..30 {
+        let (set, _, tables) = game(seed);
+        let card = tables[1].placed()[3].placement;
+        let face = set.face(card.card, SideIdx(0));
+        let misread = match face.square(card.turn, Pos::new(0, 0)).char() {
+            'g' => 't',
+            't' => 'g',
+            _ => continue,
+        };
+        tried += 1;
+        let (truth, laid, doubts) = first_card_read_as(seed, |r, c, ch| match (r, c) {
+            (0, 0) => misread,
+            (2, 1) => '?',
+            _ => ch,
+        });
+        match laid.as_slice() {
+            [] => assert!(!doubts.is_empty(), "seed {seed}"),
+            [one] => {
+                assert_eq!(*one, truth, "seed {seed}");
+                assert!(doubts.is_empty(), "seed {seed}: {doubts:?}");
+                named += 1;
+            }
+            more => panic!("seed {seed}: {more:?}"),
+        }
+    }
+    assert!(tried >= 5, "{tried}");
+    assert!(named * 2 >= tried, "{named} of {tried}");
+}
+
+#[test]
 fn a_square_read_as_a_pattern_far_in_colour_leaves_the_card_unnamed() {
     // Tiger read as peacock (orange as teal) is no shadow's doing: the card is not named
     // from the rest, however well they fit.
