@@ -323,8 +323,9 @@ fn a_small_cards_symbol_is_found_inside_the_blob_its_squares_make() {
 /// by all of its ink, and is no symbol.
 #[test]
 fn a_thin_hollow_square_blurred_is_found_and_a_solid_grey_blob_is_not() {
-    // The luma of the centre square at (x, y) from its middle, of stock 250 and `ink`
-    // covering it as `coverage` says, supersampled four by four.
+    // The symbols found near the middle of a card whose centre square (stock 250, luma 30
+    // where fully inked) is inked as `coverage` says at (x, y) from its middle, supersampled
+    // four by four.
     let symbols_in = |coverage: &dyn Fn(f32, f32) -> f32| {
         let (w, mid, half) = (720u32, 360i32, 18i32);
         let mut image = image::RgbImage::from_pixel(w, w, image::Rgb([120, 100, 80]));
