@@ -10,6 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
+use rayon::prelude::*;
 use tablejudge_rules::camouflage::LatticePos;
 
 use super::read::{normalised, symbol_similarity, SAME_SYMBOL};
@@ -111,7 +112,10 @@ pub(crate) fn fit_seeds(seeds: &[Seed], n: usize) -> Vec<Start> {
         return Vec::new();
     };
     let off = |i: usize| (seeds[i].area / median).ln().abs();
+    // In parallel: a gingham's checks are a thousand seeds or more, each grown through the
+    // rest.
     let mut starts: Vec<Start> = (0..seeds.len())
+        .into_par_iter()
         .filter_map(|start| grow_from(seeds, start))
         .collect();
     starts.sort_by(|a, b| {
@@ -150,11 +154,13 @@ fn grow_from(seeds: &[Seed], start: usize) -> Option<Start> {
     // How many seeds the lattice was last fitted to.
     let mut fitted = 1usize;
     let c0 = centre(&seeds[start].quad);
-    let mut rest: Vec<usize> = (0..seeds.len()).filter(|&i| i != start).collect();
-    rest.sort_by(|&a, &b| {
-        dist(centre(&seeds[a].quad), c0).total_cmp(&dist(centre(&seeds[b].quad), c0))
-    });
-    for i in rest {
+    // Nearest first, each distance measured once.
+    let mut rest: Vec<(f32, usize)> = (0..seeds.len())
+        .filter(|&i| i != start)
+        .map(|i| (dist(centre(&seeds[i].quad), c0), i))
+        .collect();
+    rest.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for (_, i) in rest {
         let Some(corners) = on_lattice(&lattice, &seeds[i].quad) else {
             continue;
         };
