@@ -352,8 +352,11 @@ pub fn reread_camouflage(
     // board shows few centres, and its lattice, fitted to them, may be off elsewhere. Not one
     // grown through a cloth's motifs (daisies with dark hearts): dozens of "centres", most
     // fitting no card, on a lattice of the cloth's, not of the board's.
+    // (A photo with a hand over the board may be read so: the hand hides the board, and the
+    // cloth around it is what the search of the whole photo finds.)
+    let through_cloth = |r: &CamouflageReading| 2 * r.misfits.len() > r.centres.len();
     let fullness = |r: &&&CamouflageReading| {
-        if 2 * r.misfits.len() > r.centres.len() {
+        if through_cloth(r) {
             0
         } else {
             r.centres.len()
@@ -365,14 +368,15 @@ pub fn reread_camouflage(
     let Some(lattice) = fullest.lattice else {
         return Ok(None);
     };
-    // The centres seen in the last two readings, where they fall on that lattice; not those
-    // whose squares fitted no card (a mark on the table taken for a symbol, which the next
-    // photo may not show). One photo's miss is made good by the photo before it; a centre
-    // gone from two photos running was covered (a card laid over it), and looking for it in
-    // every photo after would read each of them whole.
+    // The centres seen in the last two readings not grown through a cloth, where they fall
+    // on that lattice; not those whose squares fitted no card (a mark on the table taken for
+    // a symbol, which the next photo may not show). One photo's miss is made good by the
+    // photo before it; a centre gone from two photos running was covered (a card laid over
+    // it), and looking for it in every photo after would read each of them whole.
     // Each with its symbol as the latest of them saw it, and how many of them saw it.
     let mut seen: Vec<(LatticePos, &[f32], usize)> = Vec::new();
-    let fitting = before.iter().rev().take(2).flat_map(|r| {
+    let on_board = before.iter().rev().filter(|r| !through_cloth(r));
+    let fitting = on_board.take(2).flat_map(|r| {
         r.centres
             .iter()
             .filter(|c| !r.misfits.contains(&LatticePos::new(c.row, c.col)))

@@ -1462,6 +1462,19 @@ fn the_next_photo_of_a_series_is_read_from_the_last() {
         .unwrap()
         .expect("the board is followed from the reading that shows its cards");
     assert_eq!(followed.picture, again.picture);
+    // Its two "centres" that fit a card are the cloth's too (a hand hid the board, and the
+    // search found the cloth): they lie on pattern squares of this photo, and are not looked
+    // for there.
+    let mut hidden = cloth.clone();
+    for c in &mut hidden.centres[..2] {
+        c.px = lattice
+            .to_photo([c.col as f32, c.row as f32 + 1.0])
+            .unwrap();
+    }
+    let followed = reread_camouflage(&image, &options, &[&before, &hidden])
+        .unwrap()
+        .expect("the centres of a reading grown through a cloth are not looked for");
+    assert_eq!(followed.picture, again.picture);
 
     // A centre an earlier photo showed, here a pattern square: not where it was.
     let mut earlier = before.clone();
