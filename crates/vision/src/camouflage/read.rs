@@ -331,11 +331,11 @@ pub(super) fn read_from_seeds(
 /// last) were read from, taken a moment after them: the next photo of a series, the next
 /// settled frame of a video. Every centre the last two of them not grown through a cloth
 /// found (but those whose squares fitted no card) is looked for where it falls on the
-/// lattice of the fullest of them, settled, and
-/// judged as a centre seen before ([`CentreLook::is_centre_seen_before`]: the edge of a
-/// darker square beside it may shade its ring); the lattice is fitted again to them and grown
-/// to the cards laid since. It skips the search of the whole photo for centres that
-/// makes most of [`read_camouflage`]'s time.
+/// lattice of the fullest of them, settled, and judged as a centre seen before
+/// ([`CentreLook::is_centre_seen_before`]: the edge of a darker square beside it may shade
+/// its ring); the lattice is fitted again to them and grown to the cards laid since. It
+/// skips the search of the whole photo for centres that makes most of [`read_camouflage`]'s
+/// time.
 ///
 /// `Ok(None)` when the photo must be read whole instead: a centre seen before is not found
 /// again within a quarter of a square of where it was (the camera moved, a hand is over the
