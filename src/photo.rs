@@ -5,7 +5,7 @@ use std::path::Path;
 use anyhow::Result;
 use image::RgbImage;
 use serde::{Deserialize, Serialize};
-use tablejudge_vision::Camera;
+use tablejudge_vision::{Camera, VisionError};
 
 use crate::input::read_text;
 use crate::outcome::BadInput;
@@ -13,8 +13,20 @@ use crate::outcome::BadInput;
 /// Decodes a photo (JPEG, PNG, … as OpenCV reads them), honouring its EXIF orientation.
 pub fn load_photo(path: &Path) -> Result<RgbImage> {
     tablejudge_vision::mat::read_rgb(path).map_err(|e| {
+        // The path is said once, first; the vision error's own copy of it is left out.
+        let (why, fix) = match e {
+            VisionError::NoFile { why, .. } => (why, "check the path"),
+            VisionError::EmptyImage(_) => (
+                "not an image OpenCV can decode (empty, truncated or corrupt)".to_owned(),
+                "check that the file is a whole JPEG or PNG image",
+            ),
+            other => (
+                other.to_string(),
+                "check that the file is a JPEG or PNG image",
+            ),
+        };
         BadInput(format!(
-            "{}: cannot read the photo ({e}): check the path and that the file is a JPEG or PNG image",
+            "{}: cannot read the photo: {why}: {fix}",
             path.display()
         ))
         .into()

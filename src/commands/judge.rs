@@ -208,122 +208,179 @@ enum Expected {
     Photo(MissionReading),
 }
 
-pub fn verify(
-    photo: &Path,
-    set_path: &Path,
-    source_of_mission: &MissionSource,
-    photo_options: &PhotoOptions,
-    output: Output,
-) -> Result<Outcome> {
-    let set = load_layers_set(set_path)?;
-    let options = read_options(photo_options)?;
-    if let Some(id) = &source_of_mission.mission {
-        if set.mission(id).is_none() {
-            let ids: Vec<&str> = set.missions().iter().map(|m| m.id()).collect();
-            return Err(BadInput(format!(
-                "{}: no mission {id:?} (the set's missions: {})",
-                set_path.display(),
-                if ids.is_empty() {
-                    "none; use --mission-photo or --mission-in-photo".to_owned()
-                } else {
-                    ids.join(", ")
+/// Where a session's mission comes from, once set up.
+enum Mission {
+    Set(String, Grid<Key>),
+    /// A photo of the mission card alone, read once: its reading, or (source, why, grids) when
+    /// it could not be read, which leaves every stack undecided.
+    CardPhoto(Result<MissionReading, (String, String, Vec<FoundGrid>)>),
+    InPhoto,
+}
+
+/// Judges stack photos against one mission: `layers verify` judges one photo with it, `batch`
+/// and `watch` many. Set up once (the set, its solver, the mission card's photo read).
+pub struct StackJudge {
+    set: LayersSet,
+    reader: LayersReader,
+    options: LayersReadOptions,
+    judge_options: JudgeOptions,
+    mission: Mission,
+}
+
+/// One photo's verdict, in every form a command reports it.
+pub struct StackVerdict {
+    pub outcome: Outcome,
+    /// What `layers verify --json` prints.
+    pub json: Value,
+    /// What `layers verify` prints for people.
+    pub text: Vec<String>,
+    /// The verdict in one line: MATCH …, MISMATCH …, UNDECIDED: ….
+    pub headline: String,
+    drawing: Drawing,
+}
+
+/// What an annotated image of a verdict shows.
+enum Drawing {
+    Judged {
+        stack: Box<LayersReading>,
+        /// The mission card when it lies in the same photo.
+        mission: Option<Box<MissionReading>>,
+        marks: Grid<CellMark>,
+        mark: CellMark,
+    },
+    /// No stack settled on: every grid found.
+    GridsOnly(Vec<FoundGrid>),
+    /// The mission card's own photo could not be read: nothing to draw on the stack photo.
+    Nothing,
+}
+
+impl StackJudge {
+    pub fn new(
+        set_path: &Path,
+        source_of_mission: &MissionSource,
+        photo_options: &PhotoOptions,
+    ) -> Result<StackJudge> {
+        let set = load_layers_set(set_path)?;
+        let options = read_options(photo_options)?;
+        let mut reader = LayersReader::new(&set)
+            .map_err(|e| BadInput(format!("{}: {e}", set_path.display())))?;
+        let mission = if source_of_mission.mission_in_photo {
+            Mission::InPhoto
+        } else if let Some(card_path) = &source_of_mission.mission_photo {
+            let card = load_photo(card_path)?;
+            let card_source = card_path.display().to_string();
+            Mission::CardPhoto(match reader.read_mission(&card, &options) {
+                Ok(m) => Ok(m),
+                Err(e) => {
+                    let (reason, grids) = undecided_or_bad(e, &card_source)?;
+                    Err((card_source, reason, grids))
                 }
-            ))
-            .into());
-        }
+            })
+        } else {
+            let id = source_of_mission.mission.clone().unwrap_or_default();
+            match set.mission(&id) {
+                Some(m) => Mission::Set(id, m.pattern().clone()),
+                None => {
+                    let ids: Vec<&str> = set.missions().iter().map(|m| m.id()).collect();
+                    return Err(BadInput(format!(
+                        "{}: no mission {id:?} (the set's missions: {})",
+                        set_path.display(),
+                        if ids.is_empty() {
+                            "none; use --mission-photo or --mission-in-photo".to_owned()
+                        } else {
+                            ids.join(", ")
+                        }
+                    ))
+                    .into());
+                }
+            }
+        };
+        Ok(StackJudge {
+            set,
+            reader,
+            options,
+            judge_options: JudgeOptions::default(),
+            mission,
+        })
     }
-    let mission_card = source_of_mission
-        .mission_photo
-        .as_deref()
-        .map(load_photo)
-        .transpose()?;
-    let image = load_photo(photo)?;
-    let source = photo.display().to_string();
-    let mut reader =
-        LayersReader::new(&set).map_err(|e| BadInput(format!("{}: {e}", set_path.display())))?;
-    let judge_options = JudgeOptions::default();
 
-    let read = if source_of_mission.mission_in_photo {
-        reader
-            .read_both(&image, &options)
-            .map(|(s, m)| (s, Expected::Photo(m)))
-    } else if let Some(card) = &mission_card {
-        let card_source = source_of_mission
-            .mission_photo
-            .as_deref()
-            .map(|p| p.display().to_string())
-            .unwrap_or_default();
-        match reader.read_mission(card, &options) {
-            Ok(m) => reader
-                .read(&image, &options)
-                .map(|s| (s, Expected::Photo(m))),
-            Err(e) => {
-                let (reason, grids) = undecided_or_bad(e, &card_source)?;
+    /// Judges the stack in `image` (named `source` in the reports). An `Err` is bad input.
+    pub fn judge(&mut self, image: &RgbImage, source: &str) -> Result<StackVerdict> {
+        let read = match &self.mission {
+            Mission::InPhoto => self
+                .reader
+                .read_both(image, &self.options)
+                .map(|(s, m)| (s, Expected::Photo(m))),
+            Mission::CardPhoto(Ok(m)) => self
+                .reader
+                .read(image, &self.options)
+                .map(|s| (s, Expected::Photo(m.clone()))),
+            Mission::CardPhoto(Err((card_source, reason, grids))) => {
                 let reason = format!("mission card photo {card_source}: {reason}");
-                report_undecided(&source, &reason, &grids, output)?;
-                return Ok(Outcome::Undecided);
+                return Ok(undecided_verdict(
+                    source,
+                    reason,
+                    grids.clone(),
+                    Drawing::Nothing,
+                ));
             }
-        }
-    } else {
-        // Checked above: with neither photo option, a mission id was given and exists.
-        let id = source_of_mission.mission.clone().unwrap_or_default();
-        let pattern = set.mission(&id).map(|m| m.pattern().clone());
-        match pattern {
-            Some(p) => reader
-                .read(&image, &options)
-                .map(|s| (s, Expected::SetMission(id, p))),
-            None => {
-                return Err(BadInput(format!("{}: no mission {id:?}", set_path.display())).into())
+            Mission::Set(id, pattern) => self
+                .reader
+                .read(image, &self.options)
+                .map(|s| (s, Expected::SetMission(id.clone(), pattern.clone()))),
+        };
+        let (stack, expected) = match read {
+            Ok(x) => x,
+            Err(e) => {
+                let (reason, grids) = undecided_or_bad(e, source)?;
+                let drawing = Drawing::GridsOnly(grids.clone());
+                return Ok(undecided_verdict(source, reason, grids, drawing));
             }
-        }
-    };
-    let (stack, expected) = match read {
-        Ok(x) => x,
-        Err(e) => return undecided_photo(e, &source, &image, &set, photo_options, output),
-    };
-    let judgement = match &expected {
-        Expected::SetMission(_, pattern) => judge(&stack.cells, pattern, &judge_options),
-        Expected::Photo(m) => judge_against_photo(&stack.cells, &m.cells, &judge_options),
-    };
-    let outcome = match &judgement {
-        Judgement::Match { .. } => Outcome::Pass,
-        Judgement::Mismatch { .. } => Outcome::Fail,
-        Judgement::Undecided { .. } => Outcome::Undecided,
-    };
-    let (mission_id, mission_rows) = match &expected {
-        Expected::SetMission(id, p) => (Some(id.clone()), p.map(|k| k.char()).to_rows()),
-        Expected::Photo(m) => (
-            m.mission.as_ref().map(|i| i.id.clone()),
-            grid_rows(&m.cells),
-        ),
-    };
+        };
+        let judgement = match &expected {
+            Expected::SetMission(_, pattern) => judge(&stack.cells, pattern, &self.judge_options),
+            Expected::Photo(m) => judge_against_photo(&stack.cells, &m.cells, &self.judge_options),
+        };
+        let outcome = match &judgement {
+            Judgement::Match { .. } => Outcome::Pass,
+            Judgement::Mismatch { .. } => Outcome::Fail,
+            Judgement::Undecided { .. } => Outcome::Undecided,
+        };
+        let (mission_id, mission_rows) = match &expected {
+            Expected::SetMission(id, p) => (Some(id.clone()), p.map(|k| k.char()).to_rows()),
+            Expected::Photo(m) => (
+                m.mission.as_ref().map(|i| i.id.clone()),
+                grid_rows(&m.cells),
+            ),
+        };
+        let in_photo = matches!(self.mission, Mission::InPhoto);
 
-    if output.json {
-        let mut v = serde_json::to_value(&judgement)?;
-        v["source"] = json!(source);
-        v["mission"] = json!({
+        let mut json = serde_json::to_value(&judgement)?;
+        json["source"] = json!(source);
+        json["mission"] = json!({
             "id": mission_id,
-            "from": match (&expected, source_of_mission.mission_in_photo) {
+            "from": match (&expected, in_photo) {
                 (Expected::SetMission(..), _) => "set",
                 (Expected::Photo(_), true) => "same photo",
                 (Expected::Photo(_), false) => "mission photo",
             },
             "pattern": mission_rows,
         });
-        v["stack"] = serde_json::to_value(stack.to_observation(&source))?;
-        v["inferred_cells"] = inferred_json(&stack.inferred);
-        v["grids"] = other_grids_json(&stack.grids);
-        print_json(&v)?;
-    } else {
-        let verdict = verdict_line(&judgement);
-        outln!("{source}: {verdict}");
-        outln!(
-            "  stack            mission{} (turned like the stack)",
-            mission_id
-                .as_deref()
-                .map(|i| format!(" {i}"))
-                .unwrap_or_default()
-        );
+        json["stack"] = serde_json::to_value(stack.to_observation(source))?;
+        json["inferred_cells"] = inferred_json(&stack.inferred);
+        json["grids"] = other_grids_json(&stack.grids);
+
+        let headline = verdict_line(&judgement);
+        let mut text = vec![
+            format!("{source}: {headline}"),
+            format!(
+                "  stack            mission{} (turned like the stack)",
+                mission_id
+                    .as_deref()
+                    .map(|i| format!(" {i}"))
+                    .unwrap_or_default()
+            ),
+        ];
         // Shown turned into the stack's orientation, so the cells in the verdict line up.
         let back = match &judgement {
             Judgement::Match { quarter_turns, .. } => quarter_turns.inverse(),
@@ -337,17 +394,15 @@ pub fn verify(
             Expected::Photo(m) => grid_rows(&m.cells.turned(back)),
         };
         for (s, m) in grid_rows(&stack.cells).iter().zip(&shown) {
-            outln!("  {s:<16} {m}");
+            text.push(format!("  {s:<16} {m}"));
         }
         if let Some(line) = inferred_line(&stack.inferred) {
-            outln!("  {line}");
+            text.push(format!("  {line}"));
         }
         if let Judgement::Undecided { retake, .. } = &judgement {
-            outln!("  retake: {retake}");
+            text.push(format!("  retake: {retake}"));
         }
-    }
 
-    if let Some(out) = &photo_options.annotate {
         let marks = stack.cells.map(|_| CellMark::Fine);
         let marks = match &judgement {
             Judgement::Mismatch { mismatched, .. } => {
@@ -365,24 +420,89 @@ pub fn verify(
             Outcome::Fail => CellMark::Mismatch,
             _ => CellMark::Doubtful,
         };
-        let mission = match &expected {
-            Expected::Photo(m) if source_of_mission.mission_in_photo => Some(m),
+        let mission = match expected {
+            Expected::Photo(m) if in_photo => Some(Box::new(m)),
             _ => None,
         };
-        save_image(
-            &draw(
-                &image,
-                &set,
-                Some(&stack),
+        Ok(StackVerdict {
+            outcome,
+            json,
+            text,
+            headline,
+            drawing: Drawing::Judged {
+                stack: Box::new(stack),
                 mission,
-                &marks,
-                &verdict_line(&judgement),
+                marks,
                 mark,
-            ),
-            out,
-        )?;
+            },
+        })
     }
-    Ok(outcome)
+
+    /// `image` annotated with `verdict`: the grids found, each cell's reading, the cells that
+    /// differ or are doubtful, and the verdict. `None` when there is nothing to draw.
+    pub fn draw(&self, image: &RgbImage, verdict: &StackVerdict) -> Option<RgbImage> {
+        match &verdict.drawing {
+            Drawing::Judged {
+                stack,
+                mission,
+                marks,
+                mark,
+            } => Some(draw(
+                image,
+                &self.set,
+                Some(stack),
+                mission.as_deref(),
+                marks,
+                &verdict.headline,
+                *mark,
+            )),
+            Drawing::GridsOnly(grids) => {
+                Some(draw_grids_only(image, &self.set, grids, &verdict.headline))
+            }
+            Drawing::Nothing => None,
+        }
+    }
+}
+
+/// The verdict when no stack could be judged: why, and every grid found.
+fn undecided_verdict(
+    source: &str,
+    reason: String,
+    grids: Vec<FoundGrid>,
+    drawing: Drawing,
+) -> StackVerdict {
+    StackVerdict {
+        outcome: Outcome::Undecided,
+        json: json!({ "source": source, "verdict": "undecided", "reason": reason, "grids": grids }),
+        text: vec![format!("{source}: undecided: {reason}")],
+        headline: format!("UNDECIDED: {reason}"),
+        drawing,
+    }
+}
+
+pub fn verify(
+    photo: &Path,
+    set_path: &Path,
+    source_of_mission: &MissionSource,
+    photo_options: &PhotoOptions,
+    output: Output,
+) -> Result<Outcome> {
+    let mut judge = StackJudge::new(set_path, source_of_mission, photo_options)?;
+    let image = load_photo(photo)?;
+    let verdict = judge.judge(&image, &photo.display().to_string())?;
+    if output.json {
+        print_json(&verdict.json)?;
+    } else {
+        for line in &verdict.text {
+            outln!("{line}");
+        }
+    }
+    if let Some(out) = &photo_options.annotate {
+        if let Some(annotated) = judge.draw(&image, &verdict) {
+            save_image(&annotated, out)?;
+        }
+    }
+    Ok(verdict.outcome)
 }
 
 fn verdict_line(j: &Judgement) -> String {
