@@ -35,6 +35,67 @@ pub enum Command {
     /// Measure accuracy and speed of the real pipeline on rendered scenes.
     #[command(subcommand)]
     Eval(EvalCommand),
+    /// Watch the table live through a webcam (or a video, or photos) and announce each new
+    /// verdict once the scene has been still for a moment.
+    ///
+    /// A preview window shows the camera image with the grid, each cell's reading and the
+    /// verdict (q or Esc quits); `--headless` prints the same events as JSON lines instead.
+    /// When the frames end, exit 0, 1 or 3 as the last verdict (3 when none was reached);
+    /// 2 for bad input.
+    Watch(WatchArgs),
+    /// List the cameras this machine offers, with the formats each can send.
+    Cameras {
+        #[command(flatten)]
+        output: Output,
+    },
+}
+
+/// Where a command's frames come from: exactly one of these.
+#[derive(Debug, Clone, Args)]
+#[group(required = true, multiple = false)]
+pub struct FrameSourceArgs {
+    /// A webcam, by number (0 is the first; `tablejudge cameras` lists them).
+    #[arg(long, value_name = "N")]
+    pub camera: Option<u32>,
+    /// A video file, a folder of photos or one photo, watched as a webcam would be.
+    #[arg(long, value_name = "PATH")]
+    pub source: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    #[command(flatten)]
+    pub frames: FrameSourceArgs,
+    /// The webcam's frame size to ask for (the nearest it offers is taken).
+    #[arg(long, default_value = "1280x720", value_parser = parse_size)]
+    pub camera_size: (u32, u32),
+    /// The game on the table.
+    #[arg(long, value_enum)]
+    pub game: GameArg,
+    /// The set file of the game.
+    #[arg(long)]
+    pub set: PathBuf,
+    #[command(flatten)]
+    pub mission: MissionSource,
+    /// How long the scene must be still, seconds, before it is judged.
+    #[arg(long, default_value_t = 0.5, value_parser = parse_seconds)]
+    pub settle: f64,
+    /// No window: print every event as a line of JSON on standard output.
+    #[arg(long)]
+    pub headless: bool,
+    /// Write the annotated frame of every new verdict into this folder.
+    #[arg(long, value_name = "DIR")]
+    pub annotate: Option<PathBuf>,
+    /// A lens calibration (tablejudge/camera@1).
+    #[arg(long, value_name = "FILE")]
+    pub camera_calibration: Option<PathBuf>,
+}
+
+/// The games `watch` judges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GameArg {
+    /// Layers+: the stack on its player card against a mission.
+    Layers,
 }
 
 #[derive(Debug, Subcommand)]

@@ -16,6 +16,7 @@ macro_rules! outln {
 mod annotate;
 mod cli;
 mod commands;
+mod frames;
 mod input;
 mod outcome;
 mod photo;

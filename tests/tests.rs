@@ -8,3 +8,4 @@ mod grid_read;
 mod layers_cli;
 mod layers_verify;
 mod set_check;
+mod watch;

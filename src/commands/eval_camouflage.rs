@@ -18,11 +18,10 @@ use tablejudge_vision::camouflage::Replay;
 
 use super::print_json;
 use super::render::{camouflage_game, camouflage_side, RenderCamouflage, GAME_VIDEO};
-use super::replay::{
-    load_series, replay_series, series_photos, settled_frames, PhotoOrder, ReplayRun,
-};
+use super::replay::{load_series, replay_series, settled_frames, ReplayRun};
 use super::replay_locations::{breaks_a_rule, replay_locations, LocationsRun};
 use crate::cli::{DegradationArg, Output};
+use crate::frames::{photos_in, PhotoOrder};
 use crate::input::load_camouflage_set;
 use crate::outcome::{BadInput, Outcome};
 
@@ -162,7 +161,7 @@ pub fn camouflage(args: EvalCamouflage<'_>) -> Result<Outcome> {
             watch = Some(w);
             photos
         } else {
-            load_series(&series_photos(&game.dir, PhotoOrder::Name)?)
+            load_series(&photos_in(&game.dir, PhotoOrder::Name)?)
         };
         let judge = |replayed: &Replayed<'_>, replay_s: f64| {
             compare(

@@ -13,6 +13,7 @@ mod render;
 mod replay;
 mod replay_locations;
 mod set;
+mod watch;
 
 use anyhow::Result;
 
@@ -98,9 +99,9 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             annotate: annotate.as_deref(),
             settle_s: settle,
             order: match order {
-                crate::cli::OrderArg::Auto => replay::PhotoOrder::Auto,
-                crate::cli::OrderArg::Name => replay::PhotoOrder::Name,
-                crate::cli::OrderArg::Time => replay::PhotoOrder::Time,
+                crate::cli::OrderArg::Auto => crate::frames::PhotoOrder::Auto,
+                crate::cli::OrderArg::Name => crate::frames::PhotoOrder::Name,
+                crate::cli::OrderArg::Time => crate::frames::PhotoOrder::Time,
             },
             output,
         }),
@@ -134,6 +135,8 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             photo_options: &photo_options,
             output,
         }),
+        Command::Watch(args) => watch::watch(args),
+        Command::Cameras { output } => watch::cameras(output),
         Command::Eval(EvalCommand::Layers {
             set,
             n,

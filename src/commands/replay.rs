@@ -23,13 +23,13 @@ use super::camouflage::annotated;
 use super::print_json;
 use crate::annotate::CellMark;
 use crate::cli::Output;
+use crate::frames::{photos_in, PhotoOrder};
 use crate::input::load_camouflage_set;
 use crate::outcome::{BadInput, Outcome};
-use crate::photo::{load_camera, load_photo, save_image, taken_at};
+use crate::photo::{load_camera, load_photo, save_image};
 
 /// Format tag of `camouflage replay --json`.
 pub const REPLAY_FORMAT: &str = "tablejudge/camouflage-replay@1";
-const PHOTO_EXTENSIONS: [&str; 4] = ["jpg", "jpeg", "png", "JPG"];
 
 pub struct CamouflageReplay<'a> {
     pub source: &'a Path,
@@ -74,71 +74,6 @@ pub struct ReplayRun {
     pub history: Result<History, String>,
     /// The scored game, or why the cards found do not make one.
     pub report: Result<GameReport, String>,
-}
-
-/// How the photos of a folder are put in order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PhotoOrder {
-    /// By the time in their EXIF tags when every photo has one, else by file name.
-    Auto,
-    /// By file name (the order a camera numbers them).
-    Name,
-    /// By the time in their EXIF tags; photos without one are bad input.
-    Time,
-}
-
-/// The photos of a folder, in `order`.
-pub fn series_photos(folder: &Path, order: PhotoOrder) -> Result<Vec<PathBuf>> {
-    let entries = std::fs::read_dir(folder).map_err(|e| {
-        BadInput(format!(
-            "{}: cannot list the folder ({e}): give a folder of photos, one after each card",
-            folder.display()
-        ))
-    })?;
-    let mut photos: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.is_file()
-                && p.extension()
-                    .and_then(|x| x.to_str())
-                    .is_some_and(|x| PHOTO_EXTENSIONS.contains(&x.to_ascii_lowercase().as_str()))
-        })
-        .collect();
-    photos.sort();
-    if photos.is_empty() {
-        return Err(BadInput(format!(
-            "{}: no photos (.jpg, .jpeg, .png) in the folder",
-            folder.display()
-        ))
-        .into());
-    }
-    if order == PhotoOrder::Name {
-        return Ok(photos);
-    }
-    let times: Vec<Option<String>> = photos.iter().map(|p| taken_at(p)).collect();
-    let missing: Vec<String> = photos
-        .iter()
-        .zip(&times)
-        .filter(|(_, t)| t.is_none())
-        .map(|(p, _)| p.display().to_string())
-        .collect();
-    if !missing.is_empty() {
-        if order == PhotoOrder::Time {
-            return Err(BadInput(format!(
-                "{} photo{} without an EXIF time (DateTimeOriginal): {}; order them by name \
-                 with --order name",
-                missing.len(),
-                if missing.len() == 1 { "" } else { "s" },
-                missing.join(", ")
-            ))
-            .into());
-        }
-        return Ok(photos);
-    }
-    // A stable sort: photos taken in the same instant stay in name order.
-    let mut timed: Vec<(String, PathBuf)> = times.into_iter().flatten().zip(photos).collect();
-    timed.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(timed.into_iter().map(|(_, p)| p).collect())
 }
 
 /// What watching a video took.
@@ -546,7 +481,7 @@ pub fn replay(args: CamouflageReplay<'_>) -> Result<Outcome> {
         let (photos, watch) = settled_frames(args.source, args.settle_s)?;
         (photos, Some(watch))
     } else {
-        (load_series(&series_photos(args.source, args.order)?), None)
+        (load_series(&photos_in(args.source, args.order)?), None)
     };
     if args.rules.mode == Mode::NotMyStack {
         return super::replay_locations::replay(&args, &set, side, camera.as_ref(), &photos, watch);
@@ -877,7 +812,7 @@ pub(crate) mod tests {
         })
         .unwrap();
         let set = load_camouflage_set(&set_path).unwrap();
-        let paths = series_photos(&dir.path().join("game_0000"), PhotoOrder::Name).unwrap();
+        let paths = photos_in(&dir.path().join("game_0000"), PhotoOrder::Name).unwrap();
         let photos = load_series(&paths);
         let options = CamouflageReadOptions {
             colours: Some(SideColours {

@@ -20,6 +20,9 @@ pub enum VisionError {
     /// A `Mat` of a pixel type this crate does not convert.
     #[error("unsupported image type {typ} with {channels} channels: expected 8-bit BGR or grey")]
     UnsupportedMat { typ: i32, channels: i32 },
+    /// A window was asked for where there is no display to show it on.
+    #[error("no display to show a window on (neither DISPLAY nor WAYLAND_DISPLAY is set)")]
+    NoDisplay,
     /// Grid geometry that cannot be used (zero rows, a degenerate quad, …).
     #[error("invalid geometry: {0}")]
     Geometry(String),

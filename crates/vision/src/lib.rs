@@ -23,6 +23,7 @@ pub mod layers;
 pub mod locate;
 pub mod mat;
 pub mod observation;
+pub mod preview;
 pub mod read;
 pub mod rectify;
 pub mod refine;
