@@ -43,6 +43,14 @@ pub enum Command {
     /// When the frames end, exit 0, 1 or 3 as the last verdict (3 when none was reached);
     /// 2 for bad input.
     Watch(WatchArgs),
+    /// Judge every photo of a folder (and its subfolders) in parallel, with a progress bar.
+    ///
+    /// Each photo's result is appended to OUT/results.jsonl as it finishes, its annotated
+    /// photo and thumbnail written under OUT, and OUT/report.html made at the end. A photo
+    /// that cannot be read is reported and skipped; `--resume` carries on an interrupted batch.
+    /// Exit 1 when some stack mismatches, else 2 when some photo could not be read, else 3
+    /// when some photo is undecided, else 0.
+    Batch(BatchArgs),
     /// List the cameras this machine offers, with the formats each can send.
     Cameras {
         #[command(flatten)]
@@ -91,7 +99,35 @@ pub struct WatchArgs {
     pub camera_calibration: Option<PathBuf>,
 }
 
-/// The games `watch` judges.
+#[derive(Debug, Args)]
+pub struct BatchArgs {
+    /// The folder of photos (.jpg, .jpeg, .png; subfolders too).
+    pub dir: PathBuf,
+    /// The game in the photos.
+    #[arg(long, value_enum)]
+    pub game: GameArg,
+    /// The set file of the game.
+    #[arg(long)]
+    pub set: PathBuf,
+    #[command(flatten)]
+    pub mission: MissionSource,
+    /// The folder for results.jsonl, report.html and the annotated photos (created).
+    #[arg(long, value_name = "OUT")]
+    pub out: PathBuf,
+    /// Carry on a batch whose results.jsonl is in OUT: the photos it has are not judged again.
+    #[arg(long)]
+    pub resume: bool,
+    /// Photos judged at once (the number of cores when omitted).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub jobs: Option<u16>,
+    /// A lens calibration (tablejudge/camera@1).
+    #[arg(long, value_name = "FILE")]
+    pub camera_calibration: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: Output,
+}
+
+/// The games `watch` and `batch` judge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum GameArg {
     /// Layers+: the stack on its player card against a mission.

@@ -2,6 +2,7 @@
 
 mod util;
 
+mod batch;
 mod camouflage_cli;
 mod enroll;
 mod grid_read;

@@ -1,5 +1,6 @@
 //! One module per command group; each command returns an [`Outcome`].
 
+mod batch;
 mod camouflage;
 mod enroll;
 mod eval;
@@ -12,6 +13,7 @@ mod puzzle;
 mod render;
 mod replay;
 mod replay_locations;
+mod report;
 mod set;
 mod watch;
 
@@ -137,6 +139,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         }),
         Command::Watch(args) => watch::watch(args),
         Command::Cameras { output } => watch::cameras(output),
+        Command::Batch(args) => batch::batch(args),
         Command::Eval(EvalCommand::Layers {
             set,
             n,
