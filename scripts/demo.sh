@@ -38,6 +38,13 @@ judge "$bin" layers verify fixtures/parlour-2-03.jpg --set models/layers/parlour
   --mission 2-03 --annotate "$out/parlour-2-03.png" || failed=1
 judge "$bin" layers read fixtures/parlour-2-03.jpg --set models/layers/parlour.json || failed=1
 
+step "Layers+: a batch over every bundled photo, each judged against the mission card beside the stack"
+# Photos without a mission card in them are undecided and say so; report.html lists them all.
+# A batch never overwrites its results (it would take --resume), so the demo starts afresh.
+rm -rf "$out/batch"
+judge "$bin" batch fixtures --game layers --set models/layers/reference.json --mission-in-photo \
+  --out "$out/batch" || failed=1
+
 step "Layers+: how to build one mission of each level"
 for m in 2-01 3-01 4-01 5-01; do
   run "$bin" layers solve --set models/layers/reference.json --mission "$m" || failed=1

@@ -51,11 +51,52 @@ pub enum Command {
     /// Exit 1 when some stack mismatches, else 2 when some photo could not be read, else 3
     /// when some photo is undecided, else 0.
     Batch(BatchArgs),
+    /// Calibrate the camera: lens intrinsics and distortion from chessboard photos.
+    #[command(subcommand)]
+    Calibrate(CalibrateCommand),
     /// List the cameras this machine offers, with the formats each can send.
     Cameras {
         #[command(flatten)]
         output: Output,
     },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CalibrateCommand {
+    /// Lens intrinsics (focal lengths, principal point) and distortion from 10 or more photos
+    /// of a printed chessboard taken with the camera from different angles (OpenCV), reported
+    /// with the RMS reprojection error and saved for `--camera-calibration`.
+    ///
+    /// Exit 0 when calibrated; 3 when too few photos show the whole board (the message says
+    /// what to retake); 2 for bad input.
+    Camera {
+        /// The chessboard's inner corners, COLSxROWS (a board of 10x7 squares has 9x6).
+        #[arg(long, value_parser = parse_board)]
+        board: (u32, u32),
+        /// The photos, or folders of them.
+        #[arg(required = true)]
+        photos: Vec<PathBuf>,
+        /// Where to save the calibration (tablejudge/camera@1).
+        #[arg(long, default_value = "calibration/camera.json", value_name = "FILE")]
+        out: PathBuf,
+        #[command(flatten)]
+        output: Output,
+    },
+}
+
+/// A chessboard's inner corners, COLSxROWS, each 2 to 64.
+fn parse_board(s: &str) -> Result<(u32, u32), String> {
+    let (c, r) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("{s:?} is not COLSxROWS, e.g. 9x6 (inner corners)"))?;
+    let n = |v: &str| {
+        v.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|v| (2..=64).contains(v))
+            .ok_or_else(|| format!("{v:?} is not a count of inner corners (2 to 64)"))
+    };
+    Ok((n(c)?, n(r)?))
 }
 
 /// Where a command's frames come from: exactly one of these.
@@ -285,6 +326,30 @@ pub enum RenderCommand {
         /// Which distractors may lie on the table.
         #[arg(long, value_enum, default_value_t = DistractorsArg::Some)]
         distractors: DistractorsArg,
+    },
+    /// Render photos of a chessboard lying on the table, through one known lens from many
+    /// angles, for `calibrate camera`: `view_NN.jpg` and `lens.json` (the lens and each view).
+    Chessboard {
+        /// The folder to write into (created if missing).
+        #[arg(long)]
+        out: PathBuf,
+        /// How many photos.
+        #[arg(long, default_value_t = 12)]
+        n: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// The chessboard's inner corners, COLSxROWS.
+        #[arg(long, default_value = "9x6", value_parser = parse_board)]
+        board: (u32, u32),
+        /// Image size, WIDTHxHEIGHT.
+        #[arg(long, default_value = "1280x720", value_parser = parse_size)]
+        size: (u32, u32),
+        /// The lens's focal length in pixels (0.78 of the width, about 65° across, if omitted).
+        #[arg(long)]
+        focal: Option<f64>,
+        /// The lens's radial distortion (positive: barrel).
+        #[arg(long, default_value_t = 0.06, allow_negative_numbers = true)]
+        k1: f64,
     },
     /// Render Camouflage boards of a set, played at random from a starting board: JPEG photos
     /// with `.truth.json` ground truth beside them.

@@ -3,6 +3,7 @@
 mod util;
 
 mod batch;
+mod calibrate;
 mod camouflage_cli;
 mod enroll;
 mod grid_read;

@@ -19,7 +19,7 @@ use super::judge::StackJudge;
 use super::print_json;
 use super::report::write_report;
 use crate::cli::{BatchArgs, GameArg, PhotoOptions};
-use crate::frames::files::is_photo;
+use crate::frames::is_photo;
 use crate::outcome::{BadInput, Outcome};
 use crate::photo::load_photo;
 

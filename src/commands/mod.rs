@@ -1,6 +1,7 @@
 //! One module per command group; each command returns an [`Outcome`].
 
 mod batch;
+mod calibrate;
 mod camouflage;
 mod enroll;
 mod eval;
@@ -20,8 +21,8 @@ mod watch;
 use anyhow::Result;
 
 use crate::cli::{
-    CamouflageCommand, Cli, Command, EvalCommand, GridCommand, LayersCommand, RenderCommand,
-    SetCommand,
+    CalibrateCommand, CamouflageCommand, Cli, Command, EvalCommand, GridCommand, LayersCommand,
+    RenderCommand, SetCommand,
 };
 use crate::outcome::Outcome;
 
@@ -140,6 +141,34 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Watch(args) => watch::watch(args),
         Command::Cameras { output } => watch::cameras(output),
         Command::Batch(args) => batch::batch(args),
+        Command::Calibrate(CalibrateCommand::Camera {
+            board,
+            photos,
+            out,
+            output,
+        }) => calibrate::camera(calibrate::CalibrateCamera {
+            board,
+            photos: &photos,
+            out: &out,
+            output,
+        }),
+        Command::Render(RenderCommand::Chessboard {
+            out,
+            n,
+            seed,
+            board,
+            size,
+            focal,
+            k1,
+        }) => render::chessboard(render::RenderChessboard {
+            out: &out,
+            n,
+            seed,
+            board,
+            size,
+            focal,
+            k1,
+        }),
         Command::Eval(EvalCommand::Layers {
             set,
             n,

@@ -1,4 +1,4 @@
-//! `tablejudge render layers` and `tablejudge render camouflage`
+//! `tablejudge render layers`, `render camouflage` and `render chessboard`
 
 use std::path::{Path, PathBuf};
 
@@ -533,4 +533,79 @@ pub fn puzzle_scene(
         solved,
         mistake,
     })
+}
+
+pub struct RenderChessboard<'a> {
+    pub out: &'a Path,
+    pub n: usize,
+    pub seed: u64,
+    pub board: (u32, u32),
+    pub size: (u32, u32),
+    pub focal: Option<f64>,
+    pub k1: f64,
+}
+
+/// Format tag of `lens.json`, the truth of `render chessboard`.
+pub const CHESSBOARD_TRUTH_FORMAT: &str = "tablejudge/chessboard-truth@1";
+
+/// Chessboard photos through one known lens, and `lens.json`: the lens, and each photo's view
+/// with where the lens put every inner corner.
+pub fn chessboard(args: RenderChessboard<'_>) -> Result<Outcome> {
+    use rayon::prelude::*;
+    use tablejudge_render::{
+        chessboard_views, corner_pixel, render_chessboard, Chessboard, LensSpec,
+    };
+
+    create_out(args.out)?;
+    let mut lens = LensSpec::webcam(args.size.0, args.size.1);
+    if let Some(f) = args.focal {
+        if !(f.is_finite() && f > 0.0) {
+            return Err(BadInput(format!(
+                "--focal {f}: give a focal length in pixels above 0"
+            ))
+            .into());
+        }
+        lens.focal_px = f;
+    }
+    lens.distortion_k1 = args.k1;
+    let board = Chessboard {
+        cols: args.board.0,
+        rows: args.board.1,
+    };
+    let views = chessboard_views(&lens, board, args.n, args.seed);
+    let photos: Vec<serde_json::Value> = views
+        .par_iter()
+        .enumerate()
+        .map(|(i, view)| -> Result<serde_json::Value> {
+            let image = render_chessboard(view, board);
+            let name = format!("view_{i:02}.jpg");
+            let path = args.out.join(&name);
+            let jpeg = tablejudge_render::encode_jpeg(&image, view.sensor.jpeg_quality)?;
+            std::fs::write(&path, jpeg).with_context(|| format!("writing {}", path.display()))?;
+            let corners: Vec<Option<[f64; 2]>> = (0..board.rows)
+                .flat_map(|j| (0..board.cols).map(move |i| (i, j)))
+                .map(|(i, j)| corner_pixel(view, board, i, j))
+                .collect();
+            Ok(serde_json::json!({ "photo": name, "view": view, "corners": corners }))
+        })
+        .collect::<Result<_>>()?;
+    let truth = serde_json::json!({
+        "format": CHESSBOARD_TRUTH_FORMAT,
+        "lens": lens,
+        "board": board,
+        "photos": photos,
+    });
+    let path = args.out.join("lens.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&truth)?)
+        .with_context(|| format!("writing {}", path.display()))?;
+    outln!(
+        "{} photos of a {}x{} chessboard through a lens of focal length {:.1} px, k1 {}: {}",
+        views.len(),
+        board.cols,
+        board.rows,
+        lens.focal_px,
+        lens.distortion_k1,
+        args.out.display()
+    );
+    Ok(Outcome::Pass)
 }

@@ -11,7 +11,7 @@ use std::path::Path;
 use anyhow::Result;
 use image::RgbImage;
 
-pub use files::{photos_in, PhotoFiles, PhotoOrder};
+pub use files::{is_photo, photos_in, PhotoFiles, PhotoOrder};
 pub use video::VideoFile;
 pub use webcam::Webcam;
 

@@ -20,6 +20,7 @@
 
 mod camera;
 mod camouflage;
+mod chessboard;
 mod degrade;
 mod font;
 mod layers_render;
@@ -36,6 +37,9 @@ pub use camouflage::{
     random_locations_series, random_series, render_camouflage, CamouflageScene,
     CamouflageSceneSpec, CamouflageTruth, CardMaterial, CardSpec, HandSpec, SeriesFrame,
     SquareTruth, CAMOUFLAGE_TRUTH_FORMAT,
+};
+pub use chessboard::{
+    chessboard_views, corner_pixel, render_chessboard, Chessboard, ChessboardView, LensSpec,
 };
 pub use degrade::{encode_jpeg, SensorSpec};
 pub use layers_render::{

@@ -11,6 +11,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod calibrate;
 pub mod camera;
 pub mod camouflage;
 pub mod classify;
