@@ -14,7 +14,7 @@ use opencv::prelude::*;
 use opencv::videoio::{self, VideoCapture, VideoWriter};
 
 use crate::error::VisionError;
-use crate::mat::{bgr_mat_to_rgb, rgb_to_mat};
+use crate::mat::{bgr_mat_to_rgb, rgb_to_mat, rgb_view};
 
 /// File extensions taken for video.
 pub const VIDEO_EXTENSIONS: [&str; 7] = ["avi", "mp4", "mov", "mkv", "webm", "m4v", "mjpeg"];
@@ -248,7 +248,32 @@ impl SettleDetector {
 
 fn thumbnail(frame: &RgbImage) -> GrayImage {
     let (tw, th) = thumbnail_size(frame.width(), frame.height());
-    imageops::grayscale(&imageops::thumbnail(frame, tw, th))
+    // OpenCV's area averaging over a view of the pixels, as `VideoReader::thumbnail` does: a
+    // few times cheaper than `imageops::thumbnail` (a live watch shrinks every frame). An
+    // image OpenCV cannot view (empty) is shrunk by the image crate instead.
+    area_thumbnail(frame, tw, th)
+        .unwrap_or_else(|_| imageops::grayscale(&imageops::thumbnail(frame, tw, th)))
+}
+
+fn area_thumbnail(frame: &RgbImage, tw: u32, th: u32) -> Result<GrayImage, VisionError> {
+    let view = rgb_view(frame)?;
+    let mut small = Mat::default();
+    imgproc::resize(
+        &view,
+        &mut small,
+        Size::new(tw as i32, th as i32),
+        0.0,
+        0.0,
+        imgproc::INTER_AREA,
+    )
+    .map_err(VisionError::opencv("shrinking a frame"))?;
+    // The view is RGB, so the shrunk copy is too (a new Mat: continuous).
+    let bytes = small
+        .data_bytes()
+        .map_err(VisionError::opencv("reading a frame's thumbnail"))?;
+    let rgb = RgbImage::from_raw(tw, th, bytes.to_vec())
+        .ok_or_else(|| VisionError::Geometry("a thumbnail of the wrong size".into()))?;
+    Ok(imageops::grayscale(&rgb))
 }
 
 /// The size of a `w` × `h` frame's thumbnail.
