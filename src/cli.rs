@@ -36,11 +36,12 @@ pub enum Command {
     #[command(subcommand)]
     Eval(EvalCommand),
     /// Watch the table live through a webcam (or a video, or photos) and announce each new
-    /// verdict once the scene has been still for a moment.
+    /// verdict (Layers+) or card laid (Camouflage) once the scene has been still for a moment.
     ///
-    /// A preview window shows the camera image with the grid, each cell's reading and the
+    /// A preview window shows the camera image with the grid or board, what was read and the
     /// verdict (q or Esc quits); `--headless` prints the same events as JSON lines instead.
-    /// When the frames end, exit 0, 1 or 3 as the last verdict (3 when none was reached);
+    /// When the frames end: Layers+ exits 0, 1 or 3 as the last verdict (3 when none was
+    /// reached); Camouflage prints the game's scores and exits as `camouflage replay` does;
     /// 2 for bad input.
     Watch(WatchArgs),
     /// Judge every photo of a folder (and its subfolders) in parallel, with a progress bar.
@@ -125,19 +126,58 @@ pub struct WatchArgs {
     #[arg(long)]
     pub set: PathBuf,
     #[command(flatten)]
-    pub mission: MissionSource,
+    pub mission: WatchMission,
+    /// Camouflage: the game played (not-my-stack is replayed from photos or video with
+    /// `camouflage replay`).
+    #[arg(long, value_enum)]
+    pub mode: Option<ModeArg>,
+    /// Camouflage: the Centers Wild variant.
+    #[arg(long)]
+    pub wild_centers: bool,
+    /// Camouflage: the side face up (whichever the first board shows when omitted).
+    #[arg(long)]
+    pub side: Option<String>,
     /// How long the scene must be still, seconds, before it is judged.
     #[arg(long, default_value_t = 0.5, value_parser = parse_seconds)]
     pub settle: f64,
     /// No window: print every event as a line of JSON on standard output.
     #[arg(long)]
     pub headless: bool,
-    /// Write the annotated frame of every new verdict into this folder.
+    /// Write the annotated frame of every new verdict or card into this folder.
     #[arg(long, value_name = "DIR")]
     pub annotate: Option<PathBuf>,
     /// A lens calibration (tablejudge/camera@1).
     #[arg(long, value_name = "FILE")]
     pub camera_calibration: Option<PathBuf>,
+}
+
+/// Layers+: the mission a watched stack is judged against (at most one of these; one is
+/// needed with `--game layers`).
+#[derive(Debug, Clone, Args)]
+#[group(required = false, multiple = false)]
+pub struct WatchMission {
+    /// A mission of the set, by id (e.g. 3-07).
+    #[arg(long)]
+    pub mission: Option<String>,
+    /// A photo of the mission card alone.
+    #[arg(long, value_name = "CARD.jpg")]
+    pub mission_photo: Option<PathBuf>,
+    /// The mission card lies beside the stack, in view.
+    #[arg(long)]
+    pub mission_in_photo: bool,
+}
+
+impl WatchMission {
+    /// The mission source, when one was given.
+    pub fn source(&self) -> Option<MissionSource> {
+        (self.mission.is_some() || self.mission_photo.is_some() || self.mission_in_photo).then(
+            || MissionSource {
+                mission: self.mission.clone(),
+                mission_photo: self.mission_photo.clone(),
+                mission_in_photo: self.mission_in_photo,
+            },
+        )
+    }
 }
 
 #[derive(Debug, Args)]
@@ -173,6 +213,8 @@ pub struct BatchArgs {
 pub enum GameArg {
     /// Layers+: the stack on its player card against a mission.
     Layers,
+    /// Camouflage: each card laid, who laid it and whether it was legal; the scores at the end.
+    Camouflage,
 }
 
 #[derive(Debug, Subcommand)]
@@ -242,6 +284,11 @@ pub enum EvalCommand {
         /// table settled.
         #[arg(long)]
         video: bool,
+        /// Replay each game as `watch --game camouflage` follows a game live: one scene after
+        /// another as it settles, each card announced once a later scene agrees, the last
+        /// scene read again at the end (instead of `camouflage replay`'s runs in parallel).
+        #[arg(long)]
+        live: bool,
         #[command(flatten)]
         output: Output,
     },

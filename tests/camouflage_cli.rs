@@ -863,3 +863,96 @@ fn camouflage_replay_orders_photos_by_the_time_the_camera_wrote_in_them() {
         run.stderr
     );
 }
+
+#[test]
+fn watching_a_camouflage_video_announces_each_card_once_and_scores_as_replay_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let (video, series) = rendered_video(dir.path(), "3");
+    let set = root().join("models/camouflage/reference.json");
+    let run = tablejudge([
+        "watch",
+        "--source",
+        path_str(&video),
+        "--game",
+        "camouflage",
+        "--set",
+        path_str(&set),
+        "--mode",
+        "cover",
+        "--headless",
+    ]);
+    assert_exit!(run, 0);
+    let events: Vec<serde_json::Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kind = |e: &serde_json::Value| e["event"].as_str().unwrap().to_owned();
+    assert_eq!(kind(&events[0]), "started");
+    assert_eq!(events[0]["game"], "camouflage");
+    let placements: Vec<&serde_json::Value> = events
+        .iter()
+        .filter(|e| kind(e) == "placement")
+        .map(|e| &e["placement"])
+        .collect();
+    let played = played_cards(&set, &series);
+    // The starting board's three cards, then every card played, each announced once, in order.
+    assert_eq!(placements.len(), 3 + played.len(), "{}", run.stdout);
+    assert!(placements[..3].iter().all(|p| p["player"] == "start"));
+    let named: Vec<&str> = placements[3..]
+        .iter()
+        .map(|p| p["card"].as_str().unwrap())
+        .collect();
+    assert_eq!(named, played);
+    assert!(placements.iter().all(|p| p["legal"] == true));
+    // A card is announced from a later settled frame than the one it was laid in: once that
+    // frame agreed with it.
+    let game = events.iter().find(|e| kind(e) == "game").unwrap();
+    assert_eq!(game["status"], "legal");
+    let ended = events.last().unwrap();
+    assert_eq!(kind(ended), "ended");
+    assert_eq!(ended["announced"], placements.len() + 1);
+
+    // The same game and scores as `camouflage replay` makes of the video.
+    let replayed = replay(path_str(&video), &set, "cover", &["--json"]).json();
+    assert_eq!(game["report"], replayed["report"]);
+    assert_eq!(game["history"], replayed["history"]);
+}
+
+#[test]
+fn watch_asks_for_what_each_game_needs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (game, _) = rendered_game(dir.path(), "3", "2", "0");
+    let set = root().join("models/camouflage/reference.json");
+    let watch = |extra: &[&str]| {
+        let mut args = vec![
+            "watch",
+            "--source",
+            path_str(&game),
+            "--set",
+            path_str(&set),
+            "--headless",
+        ];
+        args.extend_from_slice(extra);
+        tablejudge(args)
+    };
+    let run = watch(&["--game", "camouflage"]);
+    assert_exit!(run, 2);
+    assert!(run.stderr.contains("--mode"), "{}", run.stderr);
+    let run = watch(&["--game", "camouflage", "--mode", "not-my-stack"]);
+    assert_exit!(run, 2);
+    assert!(run.stderr.contains("camouflage replay"), "{}", run.stderr);
+    let layers = root().join("models/layers/reference.json");
+    let run = tablejudge([
+        "watch",
+        "--source",
+        path_str(&game),
+        "--game",
+        "layers",
+        "--set",
+        path_str(&layers),
+        "--headless",
+    ]);
+    assert_exit!(run, 2);
+    assert!(run.stderr.contains("--mission"), "{}", run.stderr);
+}

@@ -131,7 +131,7 @@ fn a_watched_video_announces_each_new_verdict_once_and_skips_the_hand() {
     let ended = &events[3];
     assert_eq!(ended["frames"], 44);
     assert_eq!(ended["judged"], 2, "{ended}");
-    assert_eq!(ended["verdicts"], 2);
+    assert_eq!(ended["announced"], 2);
     for verdict in [first, second] {
         let path = verdict["annotated"].as_str().expect("an annotated frame");
         let img = image::open(path).expect("the annotated frame was written");
@@ -281,7 +281,7 @@ fn the_preview_window_shows_each_frame_where_qt_draws_offscreen() {
     );
     assert!(lines[2].contains("2.jpg: MISMATCH"), "{stdout}");
     assert!(
-        lines[3].starts_with("2 frames, 2 scenes judged, 2 verdicts announced"),
+        lines[3].starts_with("2 frames, 2 scenes judged, 2 announced"),
         "{stdout}"
     );
 }

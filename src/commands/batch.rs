@@ -102,8 +102,13 @@ impl Summary {
 }
 
 pub fn batch(args: BatchArgs) -> Result<Outcome> {
-    match args.game {
-        GameArg::Layers => {}
+    if args.game != GameArg::Layers {
+        return Err(BadInput(
+            "batch judges Layers+ photos; replay a Camouflage game from its folder of photos \
+             with `tablejudge camouflage replay`"
+                .into(),
+        )
+        .into());
     }
     if !args.dir.is_dir() {
         return Err(BadInput(format!(

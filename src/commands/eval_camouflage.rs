@@ -44,6 +44,8 @@ pub struct EvalCamouflage<'a> {
     pub keep: Option<PathBuf>,
     /// Render each game as a video and replay it from the video.
     pub video: bool,
+    /// Replay each game as `watch --game camouflage` does, one scene after another.
+    pub live: bool,
     pub output: Output,
 }
 
@@ -178,6 +180,11 @@ pub fn camouflage(args: EvalCamouflage<'_>) -> Result<Outcome> {
             let run = replay_locations(&set, Some(side), args.rules, None, &photos);
             let replay_s = started.elapsed().as_secs_f64();
             judge(&Replayed::of_locations(&run), replay_s)
+        } else if args.live {
+            let run = super::watch::replay_live(&set, Some(side), args.rules, &photos)?
+                .ok_or_else(|| anyhow::anyhow!("game {i}: the live replay read no board"))?;
+            let replay_s = started.elapsed().as_secs_f64();
+            judge(&Replayed::of_board(&run), replay_s)
         } else {
             let run = replay_series(&set, Some(side), args.rules, None, &photos);
             let replay_s = started.elapsed().as_secs_f64();

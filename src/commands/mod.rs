@@ -201,6 +201,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             degradation,
             keep,
             video,
+            live,
             output,
         }) => eval_camouflage::camouflage(eval_camouflage::EvalCamouflage {
             set: &set,
@@ -218,6 +219,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             degradation,
             keep,
             video,
+            live,
             output,
         }),
         Command::Eval(EvalCommand::CamouflagePuzzle {

@@ -256,7 +256,7 @@ pub fn game_side<T: Send + Sync>(
 }
 
 /// How the photos of a series are read: with the set's colours, of `side` where it is known.
-fn side_options<'a>(
+pub fn side_options<'a>(
     set: &'a CamouflageSet,
     side: Option<SideIdx>,
     camera: Option<&'a Camera>,
@@ -372,11 +372,7 @@ pub fn replay_series(
             match follow {
                 Follow::Whole => whole(),
                 Follow::FromBefore => followed().map_or_else(whole, Ok),
-                Follow::Last => match (whole(), followed()) {
-                    (Ok(w), Some(f)) if finds_more(&f, &w) => Ok(f),
-                    (Err(_), Some(f)) => Ok(f),
-                    (w, _) => w,
-                },
+                Follow::Last => read_last(image, options, before),
             }
         },
         |r: &CamouflageReading| vec![r.side.clone()],
@@ -398,8 +394,22 @@ pub fn replay_series(
             }
         }
     }
+    let names = photos.iter().map(|p| p.name.clone()).collect();
+    conclude(set, side, &rules, tracker, names, readings)
+}
+
+/// The replay a tracker made of `readings` (of the photos `names`), with the doubts about
+/// the cards' order, the history and the scores.
+pub fn conclude(
+    set: &CamouflageSet,
+    side: SideIdx,
+    rules: &GameRules,
+    tracker: Tracker<'_>,
+    names: Vec<String>,
+    readings: Vec<Result<CamouflageReading, String>>,
+) -> ReplayRun {
     let mut replay = tracker.finish();
-    let order = replay.order_doubts(set, side, &rules);
+    let order = replay.order_doubts(set, side, rules);
     replay.doubts.extend(order);
     let history = replay.history(set, side);
     if rules.mode == Mode::Diversify && !replay.unsure_contacts.is_empty() {
@@ -418,13 +428,30 @@ pub fn replay_series(
             if cards.len() == 1 { "es" } else { "" },
         ));
     }
-    let report = score_found(set, &rules, history.as_ref());
+    let report = score_found(set, rules, history.as_ref());
     ReplayRun {
-        names: photos.iter().map(|p| p.name.clone()).collect(),
+        names,
         readings,
         replay,
         history,
         report,
+    }
+}
+
+/// Reads the last photo of a game, which settles the final scores: on its own, unless
+/// following the board from the photos `before` finds more cards in it (a centre the search
+/// of the whole photo missed, which the photos before saw).
+pub fn read_last(
+    image: &RgbImage,
+    options: &CamouflageReadOptions,
+    before: &[&CamouflageReading],
+) -> Result<CamouflageReading, String> {
+    let whole = read_camouflage(image, options).map_err(|e| e.to_string());
+    let followed = reread_camouflage(image, options, before).ok().flatten();
+    match (whole, followed) {
+        (Ok(w), Some(f)) if finds_more(&f, &w) => Ok(f),
+        (Err(_), Some(f)) => Ok(f),
+        (w, _) => w,
     }
 }
 
@@ -446,20 +473,20 @@ struct PhotoJson<'a> {
 }
 
 #[derive(Serialize)]
-struct PlacementJson {
-    photo: String,
-    card: String,
-    deck: String,
+pub struct PlacementJson {
+    pub photo: String,
+    pub card: String,
+    pub deck: String,
     /// "start" for the starting board, else the player's name.
-    player: String,
-    row: i32,
-    col: i32,
+    pub player: String,
+    pub row: i32,
+    pub col: i32,
     /// Quarter-turns clockwise from the first photo's lattice.
-    turn: u8,
+    pub turn: u8,
     /// `null` where the photos leave the verdict open (`Replay::unsure_verdicts`).
-    legal: Option<bool>,
-    faults: Vec<Fault>,
-    points: Option<u32>,
+    pub legal: Option<bool>,
+    pub faults: Vec<Fault>,
+    pub points: Option<u32>,
 }
 
 pub fn replay(args: CamouflageReplay<'_>) -> Result<Outcome> {
@@ -488,19 +515,8 @@ pub fn replay(args: CamouflageReplay<'_>) -> Result<Outcome> {
     }
     let run = replay_series(&set, side, args.rules, camera.as_ref(), &photos);
 
-    let mut reasons = run.replay.doubts.clone();
-    if let Err(e) = &run.report {
-        reasons.push(e.clone());
-    }
     let placements = placements_json(&set, &run);
-    let illegal = placements.iter().any(|p| p.legal == Some(false));
-    let status = if !reasons.is_empty() {
-        "undecided"
-    } else if illegal {
-        "illegal"
-    } else {
-        "legal"
-    };
+    let (status, reasons) = replay_status(&run, &placements);
 
     if let Some(dir) = args.annotate {
         annotate_series(&photos, &run, &placements, camera.as_ref(), dir)?;
@@ -531,14 +547,37 @@ pub fn replay(args: CamouflageReplay<'_>) -> Result<Outcome> {
         }
         print_text(&source, &run, &placements, &reasons)?;
     }
-    Ok(match status {
+    Ok(status_outcome(status))
+}
+
+/// A replay's verdict, "legal", "illegal" or "undecided", and why it is undecided (its doubts,
+/// and why the cards found make no game).
+pub fn replay_status(run: &ReplayRun, placements: &[PlacementJson]) -> (&'static str, Vec<String>) {
+    let mut reasons = run.replay.doubts.clone();
+    if let Err(e) = &run.report {
+        reasons.push(e.clone());
+    }
+    let illegal = placements.iter().any(|p| p.legal == Some(false));
+    let status = if !reasons.is_empty() {
+        "undecided"
+    } else if illegal {
+        "illegal"
+    } else {
+        "legal"
+    };
+    (status, reasons)
+}
+
+/// The exit status of a replay's verdict ([`replay_status`]).
+pub fn status_outcome(status: &str) -> Outcome {
+    match status {
         "undecided" => Outcome::Undecided,
         "illegal" => Outcome::Fail,
         _ => Outcome::Pass,
-    })
+    }
 }
 
-fn placements_json(set: &CamouflageSet, run: &ReplayRun) -> Vec<PlacementJson> {
+pub fn placements_json(set: &CamouflageSet, run: &ReplayRun) -> Vec<PlacementJson> {
     let Ok(history) = &run.history else {
         return Vec::new();
     };
@@ -584,49 +623,43 @@ fn placements_json(set: &CamouflageSet, run: &ReplayRun) -> Vec<PlacementJson> {
         .collect()
 }
 
-fn print_text(
+pub fn print_text(
     source: &str,
     run: &ReplayRun,
     placements: &[PlacementJson],
     reasons: &[String],
 ) -> Result<()> {
-    outln!(
+    for line in text_lines(source, run, placements, reasons) {
+        outln!("{line}");
+    }
+    Ok(())
+}
+
+/// What `camouflage replay` prints for people: the photos skipped, each card, the scores and
+/// why the replay is undecided.
+pub fn text_lines(
+    source: &str,
+    run: &ReplayRun,
+    placements: &[PlacementJson],
+    reasons: &[String],
+) -> Vec<String> {
+    let mut lines = vec![format!(
         "{source}: {} photos, {} cards found",
         run.names.len(),
         run.replay.cards.len()
-    );
+    )];
     for (name, outcome) in run.names.iter().zip(&run.replay.frames) {
         if let FrameOutcome::Skipped { reason } = outcome {
-            outln!("  {name}: skipped: {reason}");
+            lines.push(format!("  {name}: skipped: {reason}"));
         }
     }
     for p in placements {
-        let verdict = verdict(&p.faults);
-        outln!(
-            "  {}: {} ({}) at ({}, {}) turned {}°: {}{}",
-            p.photo,
-            p.card,
-            p.player,
-            p.row,
-            p.col,
-            u16::from(p.turn) * 90,
-            if p.player == "start" {
-                "starting board"
-            } else if p.legal.is_none() {
-                "legal or not as the order of the cards new in its photo, which the photos do \
-                 not show"
-            } else {
-                &verdict
-            },
-            p.points
-                .map(|x| format!(", {x} points"))
-                .unwrap_or_default()
-        );
+        lines.push(format!("  {}", placement_line(p)));
     }
     if let (Ok(report), Ok(history)) = (&run.report, &run.history) {
         for &i in &report.ranking {
             let p = &report.players[i];
-            outln!(
+            lines.push(format!(
                 "  {}: score {}{}",
                 history.players[i].name,
                 p.score,
@@ -635,13 +668,38 @@ fn print_text(
                 } else {
                     ""
                 }
-            );
+            ));
         }
     }
     if !reasons.is_empty() {
-        outln!("undecided: {}", reasons.join("; "));
+        lines.push(format!("undecided: {}", reasons.join("; ")));
     }
-    Ok(())
+    lines
+}
+
+/// One card of a replay: the photo it was first seen in, who laid it where, and its verdict.
+pub fn placement_line(p: &PlacementJson) -> String {
+    format!(
+        "{}: {} ({}) at ({}, {}) turned {}°: {}{}",
+        p.photo,
+        p.card,
+        p.player,
+        p.row,
+        p.col,
+        u16::from(p.turn) * 90,
+        if p.player == "start" {
+            "starting board".to_owned()
+        } else if p.legal.is_none() {
+            "legal or not as the order of the cards new in its photo, which the photos do \
+             not show"
+                .to_owned()
+        } else {
+            verdict(&p.faults)
+        },
+        p.points
+            .map(|x| format!(", {x} points"))
+            .unwrap_or_default()
+    )
 }
 
 fn describe_fault(f: &Fault) -> String {

@@ -1,132 +1,402 @@
 //! `tablejudge watch`: judge the table live from a frame source, announcing each new verdict
-//! once; and `tablejudge cameras`, the webcams there are to watch with.
+//! (Layers+) or card laid (Camouflage) once; and `tablejudge cameras`, the webcams there are.
 
+use std::collections::HashSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use image::RgbImage;
-use serde::Serialize;
-use serde_json::Value;
+use serde_json::{json, Value};
+use tablejudge_rules::camouflage::{CamouflageSet, GameRules, Mode, PlacementRules, SideIdx};
+use tablejudge_vision::camouflage::{
+    read_camouflage, reread_camouflage, CamouflageReading, Tracker,
+};
 use tablejudge_vision::preview::PreviewWindow;
 use tablejudge_vision::video::{FrameState, SettleDetector};
+use tablejudge_vision::Camera;
 
+use super::camouflage::annotated;
 use super::judge::{StackJudge, StackVerdict};
 use super::print_json;
+use super::replay::{
+    conclude, placement_line, placements_json, read_last, replay_status, side_options,
+    status_outcome, text_lines, ReplayRun, SeriesPhoto, REPLAY_FORMAT,
+};
 use crate::annotate::{annotate, CellMark};
 use crate::cli::{GameArg, Output, PhotoOptions, WatchArgs};
 use crate::frames::{self, webcam, Frame, FrameSource, SourceEvent, Webcam};
+use crate::input::load_camouflage_set;
 use crate::outcome::{BadInput, Outcome};
-use crate::photo::save_image;
+use crate::photo::{load_camera, save_image};
 
 /// Format tag of the first line `watch --headless` prints.
 pub const WATCH_FORMAT: &str = "tablejudge/watch@1";
 
-/// What `watch` tells, as it happens; `--headless` prints each as a line of JSON.
-#[derive(Serialize)]
-#[serde(tag = "event", rename_all = "snake_case")]
-enum Event<'a> {
-    Started {
-        format: &'static str,
-        source: &'a str,
-        /// Whether frames come as a stream (judged once still) or as photos (each judged).
-        stream: bool,
-        fps: Option<f64>,
-        /// Frames in a row without motion before a scene is judged.
-        still_frames: Option<usize>,
-    },
-    /// A verdict unlike the last one announced.
-    Verdict {
-        frame: &'a str,
-        time_s: Option<f64>,
-        /// 0 match, 1 mismatch, 3 undecided (formats.md §5).
-        status: u8,
-        headline: &'a str,
-        /// What `layers verify --json` prints for this frame.
-        result: &'a Value,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        annotated: Option<String>,
-    },
-    Unreadable {
-        frame: &'a str,
-        why: &'a str,
-    },
-    CameraLost {
-        why: &'a str,
-    },
-    CameraReopened,
-    Ended {
-        frames: u64,
-        /// Scenes judged (settled scenes of a stream, or photos).
-        judged: usize,
-        verdicts: usize,
-        /// Watching each frame for motion, milliseconds on average.
-        watch_ms_per_frame: f64,
-        /// Judging a settled scene, milliseconds: mean and slowest.
-        judge_ms_mean: Option<f64>,
-        judge_ms_max: Option<f64>,
-    },
+/// Something worth telling: a line of JSON for programs (`event` names its kind), lines of
+/// text for people, and the annotated frame to keep with `--annotate`.
+struct Announcement {
+    event: Value,
+    text: Vec<String>,
+    annotated: Option<RgbImage>,
 }
 
-/// Prints events: JSON lines for programs, or a line of text for people.
+/// A game judged from the settled scenes of a watch.
+trait LiveJudge {
+    /// Judges a scene that has just settled; what is new in it, to announce.
+    fn judge(&mut self, frame: &Frame) -> Result<Vec<Announcement>>;
+    /// `image` with the last judgement drawn over it (the scene has not moved since).
+    fn draw(&self, image: &RgbImage) -> Option<RgbImage>;
+    /// What to announce when the frames end, and the exit status of the whole watch.
+    fn finish(self: Box<Self>) -> Result<(Vec<Announcement>, Outcome)>;
+}
+
+/// Layers+: the stack judged against one mission; a verdict is announced when it differs
+/// from the last one announced.
+struct LayersLive {
+    judge: StackJudge,
+    announced: Option<String>,
+    last: Option<StackVerdict>,
+}
+
+impl LiveJudge for LayersLive {
+    fn judge(&mut self, frame: &Frame) -> Result<Vec<Announcement>> {
+        let verdict = self.judge.judge(&frame.image, &frame.name)?;
+        let new = self.announced.as_deref() != Some(verdict.headline.as_str());
+        let mut said = Vec::new();
+        if new {
+            self.announced = Some(verdict.headline.clone());
+            said.push(Announcement {
+                event: json!({
+                    "event": "verdict",
+                    "frame": frame.name,
+                    "time_s": frame.time_s,
+                    "status": exit_status(verdict.outcome),
+                    "headline": verdict.headline,
+                    "result": verdict.json,
+                }),
+                text: vec![format!("{}: {}", frame.name, verdict.headline)],
+                annotated: self.judge.draw(&frame.image, &verdict),
+            });
+        }
+        self.last = Some(verdict);
+        Ok(said)
+    }
+
+    fn draw(&self, image: &RgbImage) -> Option<RgbImage> {
+        let verdict = self.last.as_ref()?;
+        Some(
+            self.judge
+                .draw(image, verdict)
+                .unwrap_or_else(|| annotate(image, &[], &verdict.headline, mark(verdict.outcome))),
+        )
+    }
+
+    fn finish(self: Box<Self>) -> Result<(Vec<Announcement>, Outcome)> {
+        Ok((
+            Vec::new(),
+            self.last.map_or(Outcome::Undecided, |v| v.outcome),
+        ))
+    }
+}
+
+/// Camouflage: the game replayed as it is played. Each settled scene is read (following the
+/// board from the scenes before) and explained by the tracker; a card is announced once a
+/// later scene agrees with it (until then a misreading could be taken back).
+struct CamouflageLive<'s> {
+    set: &'s CamouflageSet,
+    rules: GameRules,
+    camera: Option<Camera>,
+    /// The side face up: given, or that of the first board read.
+    side: Option<SideIdx>,
+    tracker: Option<Tracker<'s>>,
+    names: Vec<String>,
+    readings: Vec<Result<CamouflageReading, String>>,
+    /// Scenes judged before the side was known (no board in them).
+    before_side: usize,
+    /// The last scene judged: read again at the end as `camouflage replay` reads its last
+    /// photo, which settles the scores.
+    last_image: Option<RgbImage>,
+    /// Cards announced (card, centre row, column): each once, wherever the tracker files it
+    /// (a card found late goes under the cards laid over it).
+    announced: HashSet<(String, i32, i32)>,
+}
+
+/// The first scenes are read on their own: one may have a hand over the table.
+const WHOLE_AT_START: usize = 2;
+
+impl<'s> CamouflageLive<'s> {
+    fn new(
+        set: &'s CamouflageSet,
+        rules: GameRules,
+        camera: Option<Camera>,
+        side: Option<SideIdx>,
+    ) -> CamouflageLive<'s> {
+        CamouflageLive {
+            set,
+            rules,
+            camera,
+            side,
+            tracker: None,
+            names: Vec::new(),
+            readings: Vec::new(),
+            before_side: 0,
+            last_image: None,
+            announced: HashSet::new(),
+        }
+    }
+
+    fn read(&self, image: &RgbImage) -> Result<CamouflageReading, String> {
+        let options = side_options(self.set, self.side, self.camera.as_ref());
+        let before: Vec<&CamouflageReading> = self
+            .readings
+            .iter()
+            .filter_map(|r| r.as_ref().ok())
+            .collect();
+        if before.len() >= WHOLE_AT_START {
+            if let Ok(Some(followed)) = reread_camouflage(image, &options, &before) {
+                return Ok(followed);
+            }
+        }
+        read_camouflage(image, &options).map_err(|e| e.to_string())
+    }
+
+    /// The game as the scenes seen show it, once they have ended; `None` when no board was
+    /// read. The last scene settles the scores, so it is read again as `camouflage replay`
+    /// reads its last photo (on its own unless following finds more), and the game tracked
+    /// again with it.
+    fn final_run(&mut self) -> Option<ReplayRun> {
+        let (Some(side), Some(image), Some(_)) = (self.side, self.last_image.take(), &self.tracker)
+        else {
+            return None;
+        };
+        let options = side_options(self.set, Some(side), self.camera.as_ref());
+        let last = self.readings.len() - 1;
+        let before: Vec<&CamouflageReading> = self.readings[..last]
+            .iter()
+            .filter_map(|r| r.as_ref().ok())
+            .collect();
+        let reading = read_last(&image, &options, &before);
+        self.readings[last] = reading;
+        let mut tracker = self.new_tracker(side);
+        for reading in &self.readings[self.before_side..] {
+            track(&mut tracker, reading);
+        }
+        Some(self.run(tracker, side))
+    }
+
+    /// A tracker given the scenes before the side was known, as skipped.
+    fn new_tracker(&self, side: SideIdx) -> Tracker<'s> {
+        let mut tracker = Tracker::new(
+            self.set,
+            side,
+            PlacementRules::game(self.rules.wild_centres),
+        );
+        for _ in 0..self.before_side {
+            tracker.skip("no board read yet".into());
+        }
+        tracker
+    }
+
+    /// The replay so far, as `camouflage replay` would make it of the scenes seen.
+    fn run(&self, tracker: Tracker<'s>, side: SideIdx) -> ReplayRun {
+        conclude(
+            self.set,
+            side,
+            &self.rules,
+            tracker,
+            self.names.clone(),
+            self.readings.clone(),
+        )
+    }
+}
+
+impl LiveJudge for CamouflageLive<'_> {
+    fn judge(&mut self, frame: &Frame) -> Result<Vec<Announcement>> {
+        let reading = self.read(&frame.image);
+        if self.side.is_none() {
+            // The first board read settles the side for the rest of the game.
+            self.side = reading
+                .as_ref()
+                .ok()
+                .and_then(|r| r.side.as_deref())
+                .and_then(|name| self.set.side_by_name(name));
+        }
+        self.names.push(frame.name.clone());
+        self.last_image = Some(frame.image.clone());
+        let Some(side) = self.side else {
+            self.readings.push(reading);
+            self.before_side += 1;
+            return Ok(Vec::new());
+        };
+        let tracker = match self.tracker.as_mut() {
+            Some(t) => t,
+            None => self.tracker.insert(self.new_tracker(side)),
+        };
+        track(tracker, &reading);
+        self.readings.push(reading);
+        let confirmed = tracker.confirmed();
+        if confirmed <= self.announced.len() {
+            return Ok(Vec::new());
+        }
+        let snapshot = tracker.clone();
+        let run = self.run(snapshot, side);
+        let placements = placements_json(self.set, &run);
+        let mut said = Vec::new();
+        for p in placements.iter().take(confirmed) {
+            if !self.announced.insert((p.card.clone(), p.row, p.col)) {
+                continue;
+            }
+            said.push(Announcement {
+                event: json!({
+                    "event": "placement",
+                    "frame": frame.name,
+                    "time_s": frame.time_s,
+                    "placement": p,
+                }),
+                text: vec![placement_line(p)],
+                annotated: self.draw(&frame.image),
+            });
+        }
+        Ok(said)
+    }
+
+    fn draw(&self, image: &RgbImage) -> Option<RgbImage> {
+        let reading = self.readings.last()?.as_ref().ok()?;
+        let cards = self.tracker.as_ref().map_or(0, Tracker::confirmed);
+        Some(annotated(
+            image,
+            reading,
+            self.camera.as_ref(),
+            &format!("{cards} cards on the table"),
+            CellMark::Fine,
+        ))
+    }
+
+    fn finish(mut self: Box<Self>) -> Result<(Vec<Announcement>, Outcome)> {
+        let Some(run) = self.final_run() else {
+            let reason = "no board was read in any settled scene: show the starting board, \
+                          then keep still";
+            return Ok((
+                vec![Announcement {
+                    event: json!({"event": "game", "status": "undecided", "reason": reason}),
+                    text: vec![format!("undecided: {reason}")],
+                    annotated: None,
+                }],
+                Outcome::Undecided,
+            ));
+        };
+        let placements = placements_json(self.set, &run);
+        // The cards of the last scenes, which no scene after could confirm: final now.
+        let mut said: Vec<Announcement> = placements
+            .iter()
+            .filter(|p| !self.announced.contains(&(p.card.clone(), p.row, p.col)))
+            .map(|p| Announcement {
+                event: json!({"event": "placement", "frame": self.names.last(), "placement": p}),
+                text: vec![placement_line(p)],
+                annotated: None,
+            })
+            .collect();
+        let (status, reasons) = replay_status(&run, &placements);
+        let text = text_lines("the game", &run, &placements, &reasons);
+        let event = json!({
+            "event": "game",
+            "format": REPLAY_FORMAT,
+            "status": status,
+            "reason": (!reasons.is_empty()).then(|| reasons.join("; ")),
+            "rules": self.rules,
+            "placements": placements,
+            "history": run.history.as_ref().ok(),
+            "report": run.report.as_ref().ok(),
+        });
+        said.push(Announcement {
+            event,
+            text,
+            annotated: None,
+        });
+        Ok((said, status_outcome(status)))
+    }
+}
+
+/// Replays a game's photos as `watch --game camouflage` does (each photo a settled scene, in
+/// order, as a live game is seen), for `eval camouflage --live`. An unreadable photo is passed
+/// over, as a watch passes over a frame it cannot decode.
+pub fn replay_live(
+    set: &CamouflageSet,
+    side: Option<SideIdx>,
+    rules: GameRules,
+    photos: &[SeriesPhoto],
+) -> Result<Option<ReplayRun>> {
+    let mut live = CamouflageLive::new(set, rules, None, side);
+    for (index, photo) in photos.iter().enumerate() {
+        if let Ok(image) = &photo.image {
+            live.judge(&Frame {
+                image: image.clone(),
+                name: photo.name.clone(),
+                index: index as u64,
+                time_s: None,
+            })?;
+        }
+    }
+    Ok(live.final_run())
+}
+
+/// Gives the tracker the next scene's reading, or why there is none.
+fn track(tracker: &mut Tracker<'_>, reading: &Result<CamouflageReading, String>) {
+    match reading {
+        Ok(r) => {
+            tracker.observe(r);
+        }
+        Err(e) => {
+            tracker.skip(e.clone());
+        }
+    }
+}
+
+/// Prints announcements: JSON lines for programs, lines of text for people.
 struct Announcer {
     json: bool,
 }
 
 impl Announcer {
-    fn say(&self, event: &Event<'_>) -> Result<()> {
+    fn say(&self, event: &Value, text: &[String]) -> Result<()> {
         if self.json {
             outln!("{}", serde_json::to_string(event)?);
-            return Ok(());
-        }
-        match event {
-            Event::Started { source, .. } => {
-                outln!("watching {source} (q or Esc in the window quits)")
+        } else {
+            for line in text {
+                outln!("{line}");
             }
-            Event::Verdict {
-                frame,
-                headline,
-                annotated,
-                ..
-            } => {
-                outln!("{frame}: {headline}");
-                if let Some(path) = annotated {
-                    outln!("  annotated: {path}");
-                }
-            }
-            Event::Unreadable { frame, why } => outln!("{frame}: skipped: {why}"),
-            Event::CameraLost { why } => {
-                outln!("the camera stopped ({why}); waiting for it to come back")
-            }
-            Event::CameraReopened => outln!("the camera is back"),
-            Event::Ended {
-                frames,
-                judged,
-                verdicts,
-                watch_ms_per_frame,
-                judge_ms_mean,
-                ..
-            } => outln!(
-                "{frames} frames, {judged} scenes judged, {verdicts} verdicts announced; \
-                 watching {watch_ms_per_frame:.1} ms a frame{}",
-                judge_ms_mean
-                    .map(|ms| format!(", judging {ms:.1} ms a scene"))
-                    .unwrap_or_default()
-            ),
         }
         Ok(())
     }
 }
 
 pub fn watch(args: WatchArgs) -> Result<Outcome> {
-    match args.game {
-        GameArg::Layers => {}
-    }
-    let photo_options = PhotoOptions {
-        annotate: None,
-        camera_calibration: args.camera_calibration.clone(),
+    let camouflage_set = match args.game {
+        GameArg::Camouflage => Some(load_camouflage_set(&args.set)?),
+        GameArg::Layers => None,
     };
-    let mut judge = StackJudge::new(&args.set, &args.mission, &photo_options)?;
+    let mut judge: Box<dyn LiveJudge + '_> = match (&args.game, &camouflage_set) {
+        (GameArg::Camouflage, Some(set)) => Box::new(camouflage_live(&args, set)?),
+        _ => {
+            let mission = args.mission.source().ok_or_else(|| {
+                BadInput(
+                    "watch --game layers needs the mission: --mission ID, --mission-photo \
+                     CARD.jpg or --mission-in-photo"
+                        .into(),
+                )
+            })?;
+            let photo_options = PhotoOptions {
+                annotate: None,
+                camera_calibration: args.camera_calibration.clone(),
+            };
+            Box::new(LayersLive {
+                judge: StackJudge::new(&args.set, &mission, &photo_options)?,
+                announced: None,
+                last: None,
+            })
+        }
+    };
     if let Some(dir) = &args.annotate {
         // Fail before watching, not at the first verdict.
         std::fs::create_dir_all(dir).map_err(|e| {
@@ -159,93 +429,160 @@ pub fn watch(args: WatchArgs) -> Result<Outcome> {
     let still_frames = source
         .is_stream()
         .then(|| ((args.settle * source.fps().unwrap_or(30.0)).ceil() as usize).max(1));
-    announcer.say(&Event::Started {
-        format: WATCH_FORMAT,
-        source: source.name(),
-        stream: source.is_stream(),
-        fps: source.fps(),
-        still_frames,
-    })?;
+    announcer.say(
+        &json!({
+            "event": "started",
+            "format": WATCH_FORMAT,
+            "source": source.name(),
+            "game": match args.game { GameArg::Layers => "layers", GameArg::Camouflage => "camouflage" },
+            "stream": source.is_stream(),
+            "fps": source.fps(),
+            "still_frames": still_frames,
+        }),
+        &[format!(
+            "watching {}{}",
+            source.name(),
+            if window.is_some() {
+                " (q or Esc in the window quits)"
+            } else {
+                ""
+            }
+        )],
+    )?;
     let mut watcher = Watcher {
         detector: still_frames.map(SettleDetector::new),
         still_frames: still_frames.unwrap_or(1),
         still_run: 0,
-        announced: None,
-        last: None,
+        judged_any: false,
         frames: 0,
         watch_time: Duration::ZERO,
         judge_times: Vec::new(),
-        verdicts: 0,
+        announced: 0,
     };
     loop {
         match source.next_event()? {
             SourceEvent::End => break,
             SourceEvent::Frame(frame) => {
-                let judged = watcher.see(&frame, &mut judge)?;
-                if let Some(verdict) = judged {
-                    let annotated = match &args.annotate {
-                        Some(dir) => save_verdict(dir, &frame, &judge, verdict)?,
-                        None => None,
-                    };
-                    announcer.say(&Event::Verdict {
-                        frame: &frame.name,
-                        time_s: frame.time_s,
-                        status: exit_status(verdict.outcome),
-                        headline: &verdict.headline,
-                        result: &verdict.json,
-                        annotated,
-                    })?;
+                if watcher.settled(&frame) {
+                    let started = Instant::now();
+                    let said = judge.judge(&frame)?;
+                    watcher.judge_times.push(started.elapsed());
+                    watcher.judged_any = true;
+                    for (k, mut a) in said.into_iter().enumerate() {
+                        if let (Some(dir), Some(img)) = (&args.annotate, &a.annotated) {
+                            let path = save_annotated(dir, &frame, watcher.announced + k, img)?;
+                            a.event["annotated"] = json!(path);
+                            a.text.push(format!("  annotated: {path}"));
+                        }
+                        announcer.say(&a.event, &a.text)?;
+                        watcher.announced += 1;
+                    }
                 }
                 if let Some(w) = window.as_mut() {
-                    let shown = watcher.preview(&frame.image, &judge);
+                    let shown = watcher.preview(&frame.image, judge.as_ref());
                     if !w.show(&shown).map_err(|e| BadInput(e.to_string()))? {
                         break;
                     }
                 }
             }
-            SourceEvent::Unreadable { name, why } => announcer.say(&Event::Unreadable {
-                frame: &name,
-                why: &why,
-            })?,
-            SourceEvent::Lost { why } => announcer.say(&Event::CameraLost { why: &why })?,
-            SourceEvent::Reopened => announcer.say(&Event::CameraReopened)?,
+            SourceEvent::Unreadable { name, why } => announcer.say(
+                &json!({"event": "unreadable", "frame": name, "why": why}),
+                &[format!("{name}: skipped: {why}")],
+            )?,
+            SourceEvent::Lost { why } => announcer.say(
+                &json!({"event": "camera_lost", "why": why}),
+                &[format!(
+                    "the camera stopped ({why}); waiting for it to come back"
+                )],
+            )?,
+            SourceEvent::Reopened => announcer.say(
+                &json!({"event": "camera_reopened"}),
+                &["the camera is back".to_owned()],
+            )?,
         }
     }
+    let (said, outcome) = judge.finish()?;
+    for a in &said {
+        announcer.say(&a.event, &a.text)?;
+        watcher.announced += 1;
+    }
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    announcer.say(&Event::Ended {
-        frames: watcher.frames,
-        judged: watcher.judge_times.len(),
-        verdicts: watcher.verdicts,
-        watch_ms_per_frame: ms(watcher.watch_time) / watcher.frames.max(1) as f64,
-        judge_ms_mean: (!watcher.judge_times.is_empty()).then(|| {
-            ms(watcher.judge_times.iter().sum::<Duration>()) / watcher.judge_times.len() as f64
+    let judged = watcher.judge_times.len();
+    let watch_ms = ms(watcher.watch_time) / watcher.frames.max(1) as f64;
+    let judge_mean =
+        (judged > 0).then(|| ms(watcher.judge_times.iter().sum::<Duration>()) / judged as f64);
+    announcer.say(
+        &json!({
+            "event": "ended",
+            "frames": watcher.frames,
+            "judged": judged,
+            "announced": watcher.announced,
+            "watch_ms_per_frame": watch_ms,
+            "judge_ms_mean": judge_mean,
+            "judge_ms_max": watcher.judge_times.iter().max().map(|&d| ms(d)),
         }),
-        judge_ms_max: watcher.judge_times.iter().max().map(|&d| ms(d)),
-    })?;
-    Ok(watcher.last.map_or(Outcome::Undecided, |v| v.outcome))
+        &[format!(
+            "{} frames, {judged} scenes judged, {} announced; watching {watch_ms:.1} ms a \
+             frame{}",
+            watcher.frames,
+            watcher.announced,
+            judge_mean
+                .map(|ms| format!(", judging {ms:.1} ms a scene"))
+                .unwrap_or_default()
+        )],
+    )?;
+    Ok(outcome)
 }
 
-/// The state of a watch between frames.
+fn camouflage_live<'s>(args: &WatchArgs, set: &'s CamouflageSet) -> Result<CamouflageLive<'s>> {
+    let mode = args.mode.ok_or_else(|| {
+        BadInput(
+            "watch --game camouflage needs the game played: --mode speed|diversify|cover".into(),
+        )
+    })?;
+    let rules = GameRules {
+        mode: mode.into(),
+        wild_centres: args.wild_centers,
+        timer: Default::default(),
+    };
+    if rules.mode == Mode::NotMyStack {
+        return Err(BadInput(
+            "watch follows one board; replay a game of Not My Stack! from its photos or video \
+             with `tablejudge camouflage replay --mode not-my-stack`"
+                .into(),
+        )
+        .into());
+    }
+    let side = args
+        .side
+        .as_deref()
+        .map(|name| super::render::camouflage_side(set, &args.set, Some(name)))
+        .transpose()?;
+    let camera = args
+        .camera_calibration
+        .as_deref()
+        .map(load_camera)
+        .transpose()?;
+    Ok(CamouflageLive::new(set, rules, camera, side))
+}
+
+/// The state of a watch between frames: when the scene settles, and what it cost.
 struct Watcher {
     /// For a stream: finds the moments the scene settles. `None` for photos, each a scene.
     detector: Option<SettleDetector>,
     still_frames: usize,
     /// Frames in a row without motion, up to `still_frames`.
     still_run: usize,
-    /// The headline of the last verdict announced.
-    announced: Option<String>,
-    /// The last verdict reached.
-    last: Option<StackVerdict>,
+    judged_any: bool,
     frames: u64,
     watch_time: Duration,
     judge_times: Vec<Duration>,
-    verdicts: usize,
+    announced: usize,
 }
 
 impl Watcher {
-    /// Watches one frame; judges it when its scene has just settled (or it is a photo) and
-    /// returns the verdict when it is unlike the last one announced.
-    fn see(&mut self, frame: &Frame, judge: &mut StackJudge) -> Result<Option<&StackVerdict>> {
+    /// Watches one frame: whether its scene has just settled (a photo always has).
+    fn settled(&mut self, frame: &Frame) -> bool {
         self.frames += 1;
         let started = Instant::now();
         let settled = match self.detector.as_mut() {
@@ -260,47 +597,27 @@ impl Watcher {
             }
         };
         self.watch_time += started.elapsed();
-        if !settled {
-            return Ok(None);
-        }
-        let started = Instant::now();
-        let verdict = judge.judge(&frame.image, &frame.name)?;
-        self.judge_times.push(started.elapsed());
-        let new = self.announced.as_deref() != Some(verdict.headline.as_str());
-        if new {
-            self.announced = Some(verdict.headline.clone());
-            self.verdicts += 1;
-        }
-        self.last = Some(verdict);
-        Ok(if new { self.last.as_ref() } else { None })
+        settled
     }
 
-    /// What the preview shows of `image`: the last verdict drawn over it while the scene is
-    /// still (the grid where it was judged), else the frame with what is awaited.
-    fn preview(&self, image: &RgbImage, judge: &StackJudge) -> RgbImage {
+    /// What the preview shows of `image`: the last judgement drawn over it while the scene
+    /// is still, else the frame with what is awaited.
+    fn preview(&self, image: &RgbImage, judge: &dyn LiveJudge) -> RgbImage {
         let still = self.detector.is_none() || self.still_run >= self.still_frames;
-        match &self.last {
-            Some(verdict) if still => judge
-                .draw(image, verdict)
-                .unwrap_or_else(|| annotate(image, &[], &verdict.headline, mark(verdict))),
-            Some(_) => annotate(
-                image,
-                &[],
-                "MOVING: waiting for the table to be still",
-                CellMark::Doubtful,
-            ),
-            None => annotate(
-                image,
-                &[],
-                "WAITING: show the stack, then keep still",
-                CellMark::Doubtful,
-            ),
-        }
+        let drawn = if still { judge.draw(image) } else { None };
+        drawn.unwrap_or_else(|| {
+            let banner = if self.judged_any {
+                "MOVING: waiting for the table to be still"
+            } else {
+                "WAITING: show the table, then keep still"
+            };
+            annotate(image, &[], banner, CellMark::Doubtful)
+        })
     }
 }
 
-fn mark(verdict: &StackVerdict) -> CellMark {
-    match verdict.outcome {
+fn mark(outcome: Outcome) -> CellMark {
+    match outcome {
         Outcome::Pass => CellMark::Fine,
         Outcome::Fail => CellMark::Mismatch,
         _ => CellMark::Doubtful,
@@ -316,19 +633,11 @@ fn exit_status(outcome: Outcome) -> u8 {
     }
 }
 
-/// Writes the annotated frame of a verdict as `verdict_NNNNNN.png` (the frame's number).
-fn save_verdict(
-    dir: &Path,
-    frame: &Frame,
-    judge: &StackJudge,
-    verdict: &StackVerdict,
-) -> Result<Option<String>> {
-    let Some(annotated) = judge.draw(&frame.image, verdict) else {
-        return Ok(None);
-    };
-    let path = dir.join(format!("verdict_{:06}.png", frame.index));
-    save_image(&annotated, &path)?;
-    Ok(Some(path.display().to_string()))
+/// Writes the `n`th announcement's annotated frame as `NNN_frame_NNNNNN.png`.
+fn save_annotated(dir: &Path, frame: &Frame, n: usize, image: &RgbImage) -> Result<String> {
+    let path = dir.join(format!("{n:03}_frame_{:06}.png", frame.index));
+    save_image(image, &path)?;
+    Ok(path.display().to_string())
 }
 
 pub fn cameras(output: Output) -> Result<Outcome> {

@@ -246,7 +246,9 @@ impl Replay {
     }
 }
 
-/// Follows a table through successive readings.
+/// Follows a table through successive readings. Cloned to see how the game stands so far
+/// without ending it (a live watch).
+#[derive(Clone)]
 pub struct Tracker<'a> {
     set: &'a CamouflageSet,
     side: SideIdx,
@@ -326,6 +328,7 @@ struct PendingDoubt {
 
 /// A photo that showed new centres it could not name, as read: a later photo that names them
 /// with other cards shows which came first ([`Tracker::keep_orders_seen`]).
+#[derive(Clone)]
 struct UnnamedBefore {
     /// How many cards the table had after it.
     cards: usize,
@@ -470,6 +473,20 @@ impl<'a> Tracker<'a> {
     pub fn skip(&mut self, reason: String) -> &FrameOutcome {
         self.frames.push(FrameOutcome::Skipped { reason });
         self.frames.last().expect("just pushed")
+    }
+
+    /// How many readings it has been given (observed or skipped).
+    pub fn frames_seen(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// How many of the cards laid so far (the first of [`Replay::cards`]) no later reading can
+    /// take back: all but those new in the last reading no reading after has agreed with.
+    pub fn confirmed(&self) -> usize {
+        match self.tentative {
+            Some((frame, _)) => self.cards.iter().take_while(|c| c.frame < frame).count(),
+            None => self.cards.len(),
+        }
     }
 
     /// Explains the next reading against the table and lays the cards new in it.
