@@ -83,6 +83,29 @@ pub enum CalibrateCommand {
         #[command(flatten)]
         output: Output,
     },
+    /// A colour correction from a chart of known patches in a photo (the classic 24-patch
+    /// chart unless `--chart` names another palette): the 3×3 matrix on linear RGB that takes
+    /// the photo's patches nearest their printed colours, saved for `--colour-calibration`.
+    ///
+    /// Exit 0 when fitted; 3 when the chart is not found or not read surely (the message says
+    /// what to retake); 2 for bad input.
+    Colour {
+        /// The photo with the chart in it, under the light to correct for.
+        photo: PathBuf,
+        /// The chart's palette (tablejudge/palette@1), its colours row by row.
+        #[arg(long, value_name = "PALETTE.json")]
+        chart: Option<PathBuf>,
+        /// The chart's rows and columns of patches.
+        #[arg(long, default_value_t = 4)]
+        rows: usize,
+        #[arg(long, default_value_t = 6)]
+        cols: usize,
+        /// Where to save the correction (tablejudge/colour@1).
+        #[arg(long, default_value = "calibration/colour.json", value_name = "FILE")]
+        out: PathBuf,
+        #[command(flatten)]
+        output: Output,
+    },
 }
 
 /// A chessboard's inner corners, COLSxROWS, each 2 to 64.
@@ -149,6 +172,9 @@ pub struct WatchArgs {
     /// A lens calibration (tablejudge/camera@1).
     #[arg(long, value_name = "FILE")]
     pub camera_calibration: Option<PathBuf>,
+    /// A colour calibration (tablejudge/colour@1).
+    #[arg(long, value_name = "FILE")]
+    pub colour_calibration: Option<PathBuf>,
 }
 
 /// Layers+: the mission a watched stack is judged against (at most one of these; one is
@@ -204,6 +230,9 @@ pub struct BatchArgs {
     /// A lens calibration (tablejudge/camera@1).
     #[arg(long, value_name = "FILE")]
     pub camera_calibration: Option<PathBuf>,
+    /// A colour calibration (tablejudge/colour@1).
+    #[arg(long, value_name = "FILE")]
+    pub colour_calibration: Option<PathBuf>,
     #[command(flatten)]
     pub output: Output,
 }
@@ -515,6 +544,10 @@ pub struct PhotoOptions {
     /// A lens calibration (tablejudge/camera@1): corners and cells are found undistorted.
     #[arg(long, value_name = "FILE")]
     pub camera_calibration: Option<PathBuf>,
+    /// A colour calibration (tablejudge/colour@1, from `calibrate colour`): the photo's
+    /// colours are corrected with it before anything is read.
+    #[arg(long, value_name = "FILE")]
+    pub colour_calibration: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -5,6 +5,7 @@ use std::path::Path;
 use anyhow::Result;
 use image::RgbImage;
 use serde::{Deserialize, Serialize};
+use tablejudge_vision::colour_chart::ColourMatrix;
 use tablejudge_vision::{Camera, VisionError};
 
 use crate::input::read_text;
@@ -129,4 +130,72 @@ pub fn load_camera(path: &Path) -> Result<Camera> {
         cy: file.cy,
         dist: file.distortion,
     })
+}
+
+pub const COLOUR_FORMAT: &str = "tablejudge/colour@1";
+
+/// A colour calibration file: `printed = matrix · measured` on linear RGB, and how well it
+/// fitted the chart it came from.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ColourFile {
+    pub format: String,
+    pub matrix: ColourMatrix,
+    /// The chart's palette name and the photo it was fitted on.
+    #[serde(default)]
+    pub chart: Option<String>,
+    #[serde(default)]
+    pub photo: Option<String>,
+    /// Mean and largest ΔE₀₀ of the chart's patches from their printed colours, before and
+    /// after the correction.
+    #[serde(default)]
+    pub delta_e_before: Option<f32>,
+    #[serde(default)]
+    pub delta_e_after: Option<f32>,
+    #[serde(default)]
+    pub delta_e_max_after: Option<f32>,
+}
+
+/// Reads a colour calibration file (`tablejudge/colour@1`).
+pub fn load_colour(path: &Path) -> Result<ColourMatrix> {
+    let text = read_text(path)?;
+    let file: ColourFile = serde_json::from_str(&text).map_err(|e| {
+        BadInput(format!(
+            "{}: not a colour calibration ({e}); expected {{\"format\": \"{COLOUR_FORMAT}\", \"matrix\": [[r], [g], [b]]}}, as `tablejudge calibrate colour` writes",
+            path.display()
+        ))
+    })?;
+    if file.format != COLOUR_FORMAT {
+        return Err(BadInput(format!(
+            "{}: format {:?}, expected {COLOUR_FORMAT:?}",
+            path.display(),
+            file.format
+        ))
+        .into());
+    }
+    if file.matrix.0.iter().flatten().any(|v| !v.is_finite()) {
+        return Err(BadInput(format!(
+            "{}: the matrix has a value that is not a number: calibrate again",
+            path.display()
+        ))
+        .into());
+    }
+    Ok(file.matrix)
+}
+
+/// The colour calibration a photo command was given, if any.
+pub fn photo_colour(options: &crate::cli::PhotoOptions) -> Result<Option<ColourMatrix>> {
+    options
+        .colour_calibration
+        .as_deref()
+        .map(load_colour)
+        .transpose()
+}
+
+/// Decodes a photo and corrects its colours with the command's colour calibration, if any.
+pub fn load_corrected(path: &Path, options: &crate::cli::PhotoOptions) -> Result<RgbImage> {
+    let mut image = load_photo(path)?;
+    if let Some(m) = photo_colour(options)? {
+        m.apply_to_image(&mut image);
+    }
+    Ok(image)
 }

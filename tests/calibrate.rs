@@ -1,9 +1,13 @@
-//! `tablejudge calibrate camera` on chessboard photos rendered through a known lens: the
-//! focal length recovered within 1% and the reprojection error under half a pixel.
+//! `tablejudge calibrate camera` on chessboard photos rendered through a known lens (the
+//! focal length recovered within 1%, the reprojection error under half a pixel), and
+//! `calibrate colour` on a chart seen through a camera that mixes its channels.
 
 use std::path::Path;
 
 use serde_json::Value;
+use tablejudge_render::{render_patches, GridStyle};
+use tablejudge_rules::{Grid, Palette, Srgb};
+use tablejudge_vision::colour_chart::ColourMatrix;
 
 use crate::assert_exit;
 use crate::util::{model, path_str, tablejudge};
@@ -170,4 +174,141 @@ fn photos_of_two_sizes_or_a_file_that_is_no_photo_are_bad_input() {
     let run = tablejudge(["calibrate", "camera", "--board", "9", path_str(&a)]);
     assert_exit!(run, 2);
     assert!(run.stderr.contains("COLSxROWS"), "{}", run.stderr);
+}
+
+/// The 24-patch chart seen through a camera that mixes its channels and tints warm, tilted on
+/// a table; `upside_down` lays it the other way round.
+fn chart_through_a_camera(dir: &Path, upside_down: bool) -> (std::path::PathBuf, ColourMatrix) {
+    let text = std::fs::read_to_string(
+        crate::util::root().join("crates/vision/testdata/colorchecker-classic.json"),
+    )
+    .unwrap();
+    let palette = Palette::from_json(&text, "chart").unwrap();
+    let camera = ColourMatrix([[0.80, 0.15, 0.03], [0.07, 0.66, 0.09], [0.02, 0.12, 0.40]]);
+    let colours: Vec<Srgb> = palette
+        .colors
+        .values()
+        .map(|s| camera.apply_srgb(s.srgb))
+        .collect();
+    let grid = Grid::from_fn(4, 6, |p| {
+        let (r, c) = if upside_down {
+            (3 - p.row, 5 - p.col)
+        } else {
+            (p.row, p.col)
+        };
+        colours[r * 6 + c]
+    });
+    let style = GridStyle {
+        cell_px: 40,
+        frame: camera.apply_srgb(Srgb::new(0x1c, 0x1c, 0x1c)),
+        frame_width: 0.25,
+        margin: 0.6,
+        background: camera.apply_srgb(Srgb::new(0x9a, 0x7b, 0x5c)),
+    };
+    let flat = render_patches(&grid, &style, 0.25).unwrap();
+    let corners = [
+        [210.0, 150.0],
+        [700.0, 120.0],
+        [760.0, 450.0],
+        [170.0, 430.0],
+    ];
+    let photo = flat
+        .perspective(corners, 960, 600, style.background)
+        .unwrap();
+    let path = dir.join("chart.png");
+    photo.image.save(&path).unwrap();
+    (path, camera)
+}
+
+#[test]
+fn a_colour_correction_from_a_chart_undoes_the_camera_and_is_used_by_the_readers() {
+    for upside_down in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let (photo, _) = chart_through_a_camera(dir.path(), upside_down);
+        let out = dir.path().join("calibration/colour.json");
+        let run = tablejudge([
+            "calibrate",
+            "colour",
+            path_str(&photo),
+            "--out",
+            path_str(&out),
+            "--json",
+        ]);
+        assert_exit!(run, 0);
+        let v = run.json();
+        let before = v["calibration"]["delta_e_before"].as_f64().unwrap();
+        let after = v["calibration"]["delta_e_after"].as_f64().unwrap();
+        assert!(before > 8.0, "{v}");
+        assert!(after < 2.0, "{v}");
+        assert_eq!(v["chart_turned_degrees"], if upside_down { 180 } else { 0 });
+        assert_eq!(v["calibration"]["format"], "tablejudge/colour@1");
+
+        // Read with the correction, the chart's patches come out as printed.
+        let chart = crate::util::root().join("crates/vision/testdata/colorchecker-classic.json");
+        let run = tablejudge([
+            "grid",
+            "read",
+            path_str(&photo),
+            "--rows",
+            "4",
+            "--cols",
+            "6",
+            "--palette",
+            path_str(&chart),
+            "--colour-calibration",
+            path_str(&out),
+            "--json",
+        ]);
+        assert_exit!(run, 0);
+        let read = run.json();
+        let labels: String = read["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|row| row.as_array().unwrap().iter())
+            .map(|c| c["label"].as_str().unwrap().to_owned())
+            .collect();
+        let expected: String = if upside_down {
+            ('a'..='x').rev().collect()
+        } else {
+            ('a'..='x').collect()
+        };
+        assert_eq!(labels, expected);
+    }
+}
+
+#[test]
+fn a_photo_without_the_chart_is_undecided_and_a_bad_calibration_file_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let photos = dir.path().join("cb");
+    render(&photos, &["--n", "1"]);
+    let run = tablejudge([
+        "calibrate",
+        "colour",
+        path_str(&photos.join("view_00.jpg")),
+        "--out",
+        path_str(&dir.path().join("colour.json")),
+    ]);
+    assert_exit!(run, 3);
+    assert!(run.stdout.contains("retake"), "{}", run.stdout);
+    assert!(!dir.path().join("colour.json").exists());
+
+    let (_kept, bad) =
+        crate::util::temp_file("colour.json", "{\"format\": \"tablejudge/colour@1\"}");
+    let set = model("layers/reference.json");
+    let run = tablejudge([
+        "layers",
+        "read",
+        path_str(&photos.join("view_00.jpg")),
+        "--set",
+        path_str(&set),
+        "--colour-calibration",
+        path_str(&bad),
+    ]);
+    assert_exit!(run, 2);
+    assert!(
+        run.stderr.contains("colour.json: not a colour calibration"),
+        "{}",
+        run.stderr
+    );
 }

@@ -120,6 +120,7 @@ pub fn batch(args: BatchArgs) -> Result<Outcome> {
     let photo_options = PhotoOptions {
         annotate: None,
         camera_calibration: args.camera_calibration.clone(),
+        colour_calibration: args.colour_calibration.clone(),
     };
     // Set up once first: a bad set, mission or calibration is reported before any work.
     let first = StackJudge::new(&args.set, &args.mission, &photo_options)?;

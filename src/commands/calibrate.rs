@@ -1,18 +1,23 @@
-//! `tablejudge calibrate camera`: a lens calibration from chessboard photos, saved as a
-//! `tablejudge/camera@1` file for `--camera-calibration`.
+//! `tablejudge calibrate camera` and `calibrate colour`: a lens calibration from chessboard
+//! photos (`tablejudge/camera@1`, for `--camera-calibration`) and a colour correction from a
+//! chart in a photo (`tablejudge/colour@1`, for `--colour-calibration`).
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use rayon::prelude::*;
 use serde::Serialize;
+use tablejudge_rules::{Palette, Srgb, Turn};
 use tablejudge_vision::calibrate::{calibrate_lens, find_chessboard, Chessboard, MIN_VIEWS};
+use tablejudge_vision::colour_chart::{fit_chart, ChartFit};
+use tablejudge_vision::{read_grid, ReadError, ReadOptions};
 
 use super::print_json;
 use crate::cli::Output;
 use crate::frames::{is_photo, photos_in, PhotoOrder};
+use crate::input::load_palette;
 use crate::outcome::{BadInput, Outcome};
-use crate::photo::{load_photo, CameraFile, CAMERA_FORMAT};
+use crate::photo::{load_photo, CameraFile, ColourFile, CAMERA_FORMAT, COLOUR_FORMAT};
 
 /// A calibration is reported as poor above this RMS reprojection error: a corner misfound, a
 /// photo blurred or the board bent.
@@ -231,4 +236,177 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
         }
     }
     Ok(photos)
+}
+
+/// The classic 24-patch chart's palette, shipped in the binary: the default chart.
+const CLASSIC_CHART: &str = include_str!("../../crates/vision/testdata/colorchecker-classic.json");
+
+pub struct CalibrateColour<'a> {
+    pub photo: &'a Path,
+    pub chart: Option<&'a Path>,
+    pub rows: usize,
+    pub cols: usize,
+    pub out: &'a Path,
+    pub output: Output,
+}
+
+/// A fitted chart is read surely when its best orientation explains the patches this well
+/// (mean ΔE₀₀ after the correction)...
+const GOOD_FIT_DE: f32 = 6.0;
+/// ...and at most this fraction of the other orientation's error.
+const CLEAR_ORIENTATION: f32 = 0.5;
+
+pub fn colour(args: CalibrateColour<'_>) -> Result<Outcome> {
+    let (palette, chart_name) = match args.chart {
+        Some(path) => (load_palette(path)?, path.display().to_string()),
+        None => (
+            Palette::from_json(CLASSIC_CHART, "the classic 24-patch chart")
+                .map_err(|e| anyhow::anyhow!("the shipped chart palette: {e}"))?,
+            "colorchecker-classic".to_owned(),
+        ),
+    };
+    let printed: Vec<Srgb> = palette.colors.values().map(|c| c.srgb).collect();
+    if printed.len() != args.rows * args.cols {
+        return Err(BadInput(format!(
+            "the chart's palette has {} colours, but --rows {} --cols {} make {} patches: give \
+             the chart's rows and columns",
+            printed.len(),
+            args.rows,
+            args.cols,
+            args.rows * args.cols
+        ))
+        .into());
+    }
+    if let Some(dir) = args.out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            BadInput(format!(
+                "{}: cannot create the folder ({e}): give an --out you may write",
+                dir.display()
+            ))
+        })?;
+    }
+    let image = load_photo(args.photo)?;
+    let source = args.photo.display().to_string();
+    let undecided = |reason: String| -> Result<Outcome> {
+        if args.output.json {
+            print_json(
+                &serde_json::json!({"source": source, "verdict": "undecided", "reason": reason}),
+            )?;
+        } else {
+            outln!("{source}: undecided: {reason}");
+        }
+        Ok(Outcome::Undecided)
+    };
+    // Found without the palette: the raw samples are what is fitted.
+    let reading = match read_grid(&image, args.rows, args.cols, None, &ReadOptions::default()) {
+        Ok(r) => r,
+        Err(e @ (ReadError::Request(_) | ReadError::Palette(_))) => {
+            return Err(BadInput(format!("{source}: {e}")).into())
+        }
+        Err(e) => {
+            return undecided(format!(
+                "no {}x{} chart found ({e}): retake with the whole chart in view, flat, \
+                 without glare",
+                args.rows, args.cols
+            ))
+        }
+    };
+    // The chart may lie either way round: each orientation is fitted, the better kept.
+    let fits: Vec<(Turn, ChartFit, usize)> = [Turn::R0, Turn::R180]
+        .into_iter()
+        .filter_map(|turn| {
+            let samples = reading.samples.turned(turn);
+            let measured: Vec<Srgb> = samples.iter().map(|(_, s)| s.srgb).collect();
+            // Glare or a clipped channel says nothing of the light's colour.
+            let usable: Vec<bool> = samples
+                .iter()
+                .map(|(_, s)| {
+                    s.coverage >= 0.8 && [s.srgb.r, s.srgb.g, s.srgb.b].iter().all(|&c| c < 250)
+                })
+                .collect();
+            let used = usable.iter().filter(|&&u| u).count();
+            fit_chart(&measured, &printed, &usable)
+                .ok()
+                .map(|f| (turn, f, used))
+        })
+        .collect();
+    let Some(best) = fits
+        .iter()
+        .min_by(|a, b| a.1.mean_after().total_cmp(&b.1.mean_after()))
+    else {
+        return undecided(
+            "too few patches free of glare and clipping: retake with even light, the chart not \
+             over-exposed"
+                .into(),
+        );
+    };
+    let other = fits
+        .iter()
+        .filter(|f| f.0 != best.0)
+        .map(|f| f.1.mean_after())
+        .fold(f32::INFINITY, f32::min);
+    let (turn, fit, used) = best;
+    if fit.mean_after() > GOOD_FIT_DE || fit.mean_after() > CLEAR_ORIENTATION * other {
+        return undecided(format!(
+            "the patches do not match the chart's colours surely (mean ΔE {:.1} after the \
+             correction, {:.1} the other way round): check --chart names this chart, and retake \
+             it under even light",
+            fit.mean_after(),
+            other
+        ));
+    }
+    let max_after = fit.after.iter().copied().fold(0.0, f32::max);
+    let file = ColourFile {
+        format: COLOUR_FORMAT.to_owned(),
+        matrix: fit.matrix,
+        chart: Some(chart_name),
+        photo: Some(source.clone()),
+        delta_e_before: Some(fit.mean_before()),
+        delta_e_after: Some(fit.mean_after()),
+        delta_e_max_after: Some(max_after),
+    };
+    let mut text = serde_json::to_string_pretty(&file)?;
+    text.push('\n');
+    std::fs::write(args.out, text).map_err(|e| {
+        BadInput(format!(
+            "{}: cannot write the calibration ({e}): give an --out you may write",
+            args.out.display()
+        ))
+    })?;
+    if args.output.json {
+        print_json(&serde_json::json!({
+            "calibration": file,
+            "saved": args.out.display().to_string(),
+            "chart_turned_degrees": turn.degrees(),
+            "patches_used": used,
+            "delta_e_before": fit.before,
+            "delta_e_after": fit.after,
+        }))?;
+    } else {
+        outln!(
+            "{source}: {}x{} chart found{}, {used} of {} patches used",
+            args.rows,
+            args.cols,
+            if *turn == Turn::R0 {
+                ""
+            } else {
+                " upside down"
+            },
+            printed.len()
+        );
+        outln!(
+            "  ΔE00 from the printed colours: mean {:.1} before, {:.2} after (largest {:.2})",
+            fit.mean_before(),
+            fit.mean_after(),
+            max_after
+        );
+        for row in fit.matrix.0 {
+            outln!("  [{:8.4} {:8.4} {:8.4}]", row[0], row[1], row[2]);
+        }
+        outln!(
+            "saved: {} (use it with --colour-calibration)",
+            args.out.display()
+        );
+    }
+    Ok(Outcome::Pass)
 }

@@ -15,7 +15,7 @@ use crate::annotate::{annotate, CellMark, CellNote, GridNote};
 use crate::cli::{Output, PhotoOptions};
 use crate::input::load_camouflage_set;
 use crate::outcome::{BadInput, Outcome};
-use crate::photo::{load_photo, photo_camera, save_image};
+use crate::photo::{load_corrected, photo_camera, save_image};
 
 /// Format tag of `camouflage read --json`.
 const READING_FORMAT: &str = "tablejudge/camouflage-reading@1";
@@ -39,7 +39,7 @@ pub fn read(args: CamouflageRead<'_>) -> Result<Outcome> {
         None => None,
     };
     let camera = photo_camera(args.photo_options)?;
-    let image = load_photo(args.photo)?;
+    let image = load_corrected(args.photo, args.photo_options)?;
     let source = args.photo.display().to_string();
     let options = CamouflageReadOptions {
         colours,

@@ -11,7 +11,7 @@ use crate::annotate::{annotate, grid_to_image, CellMark, CellNote, GridNote};
 use crate::cli::{Output, PhotoOptions};
 use crate::input::load_palette;
 use crate::outcome::{BadInput, Outcome};
-use crate::photo::{load_photo, photo_camera, save_image};
+use crate::photo::{load_corrected, photo_camera, save_image};
 
 pub struct GridRead<'a> {
     pub photo: &'a Path,
@@ -26,7 +26,7 @@ pub struct GridRead<'a> {
 pub fn read(args: GridRead<'_>) -> Result<Outcome> {
     let palette = args.palette.map(load_palette).transpose()?;
     let camera = photo_camera(args.photo_options)?;
-    let image = load_photo(args.photo)?;
+    let image = load_corrected(args.photo, args.photo_options)?;
     let source = args.photo.display().to_string();
     let options = ReadOptions {
         camera,

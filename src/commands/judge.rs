@@ -19,7 +19,8 @@ use crate::annotate::{annotate, grid_to_image, CellMark, CellNote, GridNote};
 use crate::cli::{MissionSource, Output, PhotoOptions};
 use crate::input::load_layers_set;
 use crate::outcome::{BadInput, Outcome};
-use crate::photo::{load_camera, load_photo, save_image};
+use crate::photo::{load_camera, load_corrected, load_photo, photo_colour, save_image};
+use tablejudge_vision::colour_chart::ColourMatrix;
 
 const STACK_COLOUR: Rgb<u8> = Rgb([0, 160, 255]);
 const MISSION_COLOUR: Rgb<u8> = Rgb([200, 80, 255]);
@@ -71,7 +72,7 @@ pub fn read(
 ) -> Result<Outcome> {
     let set = load_layers_set(set_path)?;
     let options = read_options(photo_options)?;
-    let image = load_photo(photo)?;
+    let image = load_corrected(photo, photo_options)?;
     let source = photo.display().to_string();
     let mut reader =
         LayersReader::new(&set).map_err(|e| BadInput(format!("{}: {e}", set_path.display())))?;
@@ -222,6 +223,8 @@ enum Mission {
 pub struct StackJudge {
     set: LayersSet,
     reader: LayersReader,
+    /// The colour calibration every photo is corrected with first.
+    colour: Option<ColourMatrix>,
     options: LayersReadOptions,
     judge_options: JudgeOptions,
     mission: Mission,
@@ -267,7 +270,7 @@ impl StackJudge {
         let mission = if source_of_mission.mission_in_photo {
             Mission::InPhoto
         } else if let Some(card_path) = &source_of_mission.mission_photo {
-            let card = load_photo(card_path)?;
+            let card = load_corrected(card_path, photo_options)?;
             let card_source = card_path.display().to_string();
             Mission::CardPhoto(match reader.read_mission(&card, &options) {
                 Ok(m) => Ok(m),
@@ -298,6 +301,7 @@ impl StackJudge {
         Ok(StackJudge {
             set,
             reader,
+            colour: photo_colour(photo_options)?,
             options,
             judge_options: JudgeOptions::default(),
             mission,
@@ -306,6 +310,16 @@ impl StackJudge {
 
     /// Judges the stack in `image` (named `source` in the reports). An `Err` is bad input.
     pub fn judge(&mut self, image: &RgbImage, source: &str) -> Result<StackVerdict> {
+        let corrected;
+        let image = match &self.colour {
+            Some(m) => {
+                let mut copy = image.clone();
+                m.apply_to_image(&mut copy);
+                corrected = copy;
+                &corrected
+            }
+            None => image,
+        };
         let read = match &self.mission {
             Mission::InPhoto => self
                 .reader

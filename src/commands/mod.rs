@@ -152,6 +152,21 @@ pub fn run(cli: Cli) -> Result<Outcome> {
             out: &out,
             output,
         }),
+        Command::Calibrate(CalibrateCommand::Colour {
+            photo,
+            chart,
+            rows,
+            cols,
+            out,
+            output,
+        }) => calibrate::colour(calibrate::CalibrateColour {
+            photo: &photo,
+            chart: chart.as_deref(),
+            rows,
+            cols,
+            out: &out,
+            output,
+        }),
         Command::Render(RenderCommand::Chessboard {
             out,
             n,

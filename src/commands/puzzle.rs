@@ -15,7 +15,7 @@ use crate::annotate::{annotate, CellMark};
 use crate::cli::{Output, PhotoOptions};
 use crate::input::load_camouflage_set;
 use crate::outcome::{BadInput, Outcome};
-use crate::photo::{load_photo, photo_camera, save_image};
+use crate::photo::{load_corrected, photo_camera, save_image};
 
 /// Format tag of `camouflage puzzle --json`.
 const PUZZLE_FORMAT: &str = "tablejudge/camouflage-puzzle@1";
@@ -44,7 +44,7 @@ pub fn puzzle(args: CamouflagePuzzle<'_>) -> Result<Outcome> {
         ))
     })?;
     let camera = photo_camera(args.photo_options)?;
-    let image = load_photo(args.photo)?;
+    let image = load_corrected(args.photo, args.photo_options)?;
     let source = args.photo.display().to_string();
     let options = CamouflageReadOptions {
         colours: Some(SideColours {

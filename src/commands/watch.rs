@@ -389,6 +389,7 @@ pub fn watch(args: WatchArgs) -> Result<Outcome> {
             let photo_options = PhotoOptions {
                 annotate: None,
                 camera_calibration: args.camera_calibration.clone(),
+                colour_calibration: args.colour_calibration.clone(),
             };
             Box::new(LayersLive {
                 judge: StackJudge::new(&args.set, &mission, &photo_options)?,

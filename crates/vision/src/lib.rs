@@ -16,6 +16,7 @@ pub mod camera;
 pub mod camouflage;
 pub mod classify;
 pub mod colour;
+pub mod colour_chart;
 pub mod enroll;
 pub mod error;
 pub mod geom;
