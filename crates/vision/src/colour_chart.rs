@@ -141,7 +141,13 @@ mod tests {
         // A camera that mixes channels and tints warm.
         let camera = ColourMatrix([[0.85, 0.12, 0.02], [0.06, 0.70, 0.08], [0.01, 0.10, 0.45]]);
         let printed: Vec<Srgb> = (0..24u8)
-            .map(|i| Srgb::new(30 + i * 9, 200 - i * 7, 40 + (i * 37) % 180))
+            .map(|i| {
+                Srgb::new(
+                    30 + i * 9,
+                    200 - i * 7,
+                    40 + ((u16::from(i) * 37) % 180) as u8,
+                )
+            })
             .collect();
         let measured: Vec<Srgb> = printed.iter().map(|&c| camera.apply_srgb(c)).collect();
         let fit = fit_chart(&measured, &printed, &[true; 24]).unwrap();
