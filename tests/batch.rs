@@ -7,34 +7,14 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::assert_exit;
-use crate::util::{model, path_str, tablejudge, Run};
+use crate::util::{model, path_str, render_layers, tablejudge, Run};
 
 const SET: &str = "layers/reference.json";
 const MISSION: &str = "2-05";
 
-/// Renders the stack of `MISSION` (or a near-miss) at 1280×720 and returns the photo.
+/// Renders the stack of `MISSION` (or a near-miss) at 1280×720 into `dir`.
 fn render(dir: &Path, seed: u64, near_miss: bool) -> PathBuf {
-    let set = model(SET);
-    let seed = seed.to_string();
-    let mut args = vec![
-        "render",
-        "layers",
-        "--set",
-        path_str(&set),
-        "--out",
-        path_str(dir),
-        "--size",
-        "1280x720",
-        "--mission",
-        MISSION,
-        "--seed",
-        &seed,
-    ];
-    if near_miss {
-        args.push("--near-miss");
-    }
-    assert_exit!(tablejudge(args), 0);
-    dir.join("scene_0000.jpg")
+    render_layers(dir, SET, MISSION, seed, near_miss, "realistic")
 }
 
 fn batch(dir: &Path, out: &Path, extra: &[&str]) -> Run {

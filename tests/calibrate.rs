@@ -5,12 +5,10 @@
 use std::path::Path;
 
 use serde_json::Value;
-use tablejudge_render::{render_patches, GridStyle};
-use tablejudge_rules::{Grid, Palette, Srgb};
 use tablejudge_vision::colour_chart::ColourMatrix;
 
 use crate::assert_exit;
-use crate::util::{model, path_str, tablejudge};
+use crate::util::{chart_photo, model, path_str, tablejudge};
 
 fn render(out: &Path, extra: &[&str]) -> Value {
     let mut args = vec!["render", "chessboard", "--out", path_str(out)];
@@ -176,55 +174,17 @@ fn photos_of_two_sizes_or_a_file_that_is_no_photo_are_bad_input() {
     assert!(run.stderr.contains("COLSxROWS"), "{}", run.stderr);
 }
 
-/// The 24-patch chart seen through a camera that mixes its channels and tints warm, tilted on
-/// a table; `upside_down` lays it the other way round.
-fn chart_through_a_camera(dir: &Path, upside_down: bool) -> (std::path::PathBuf, ColourMatrix) {
-    let text = std::fs::read_to_string(
-        crate::util::root().join("crates/vision/testdata/colorchecker-classic.json"),
-    )
-    .unwrap();
-    let palette = Palette::from_json(&text, "chart").unwrap();
+/// The 24-patch chart seen through a camera that mixes its channels and tints warm.
+fn chart_through_a_camera(dir: &Path, upside_down: bool) -> std::path::PathBuf {
     let camera = ColourMatrix([[0.80, 0.15, 0.03], [0.07, 0.66, 0.09], [0.02, 0.12, 0.40]]);
-    let colours: Vec<Srgb> = palette
-        .colors
-        .values()
-        .map(|s| camera.apply_srgb(s.srgb))
-        .collect();
-    let grid = Grid::from_fn(4, 6, |p| {
-        let (r, c) = if upside_down {
-            (3 - p.row, 5 - p.col)
-        } else {
-            (p.row, p.col)
-        };
-        colours[r * 6 + c]
-    });
-    let style = GridStyle {
-        cell_px: 40,
-        frame: camera.apply_srgb(Srgb::new(0x1c, 0x1c, 0x1c)),
-        frame_width: 0.25,
-        margin: 0.6,
-        background: camera.apply_srgb(Srgb::new(0x9a, 0x7b, 0x5c)),
-    };
-    let flat = render_patches(&grid, &style, 0.25).unwrap();
-    let corners = [
-        [210.0, 150.0],
-        [700.0, 120.0],
-        [760.0, 450.0],
-        [170.0, 430.0],
-    ];
-    let photo = flat
-        .perspective(corners, 960, 600, style.background)
-        .unwrap();
-    let path = dir.join("chart.png");
-    photo.image.save(&path).unwrap();
-    (path, camera)
+    chart_photo(dir, &|c| camera.apply_srgb(c), upside_down).0
 }
 
 #[test]
 fn a_colour_correction_from_a_chart_undoes_the_camera_and_is_used_by_the_readers() {
     for upside_down in [false, true] {
         let dir = tempfile::tempdir().unwrap();
-        let (photo, _) = chart_through_a_camera(dir.path(), upside_down);
+        let photo = chart_through_a_camera(dir.path(), upside_down);
         let out = dir.path().join("calibration/colour.json");
         let run = tablejudge([
             "calibrate",

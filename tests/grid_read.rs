@@ -2,52 +2,17 @@
 //! Layers+ stack, and photos with no grid or no photo at all.
 
 use image::{Rgb, RgbImage};
-use tablejudge_render::{render_patches, GridStyle};
-use tablejudge_rules::{Grid, Palette, Srgb};
 use tablejudge_vision::WhiteBalance;
 
 use crate::assert_exit;
-use crate::util::{path_str, root, tablejudge};
+use crate::util::{chart_palette, chart_photo, path_str, root, tablejudge};
 
-fn chart_palette() -> (std::path::PathBuf, Palette) {
-    let path = root().join("crates/vision/testdata/colorchecker-classic.json");
-    let text = std::fs::read_to_string(&path).expect("the chart palette is in the repository");
-    let palette = Palette::from_json(&text, "chart").expect("a valid palette");
-    (path, palette)
-}
-
-/// The 24-patch chart (patches on a black body) under warm light, tilted on a brown table.
+/// The chart under warm light.
 fn warm_chart_photo(dir: &std::path::Path) -> (std::path::PathBuf, [[f32; 2]; 4]) {
-    let (_, palette) = chart_palette();
     let warm = WhiteBalance {
         gains: [0.95, 0.95 * 0.55, 0.95 * 0.22],
     };
-    let colours: Vec<Srgb> = palette
-        .colors
-        .values()
-        .map(|s| warm.apply(s.srgb))
-        .collect();
-    let grid = Grid::from_fn(4, 6, |p| colours[p.row * 6 + p.col]);
-    let style = GridStyle {
-        cell_px: 40,
-        frame: warm.apply(Srgb::new(0x1c, 0x1c, 0x1c)),
-        frame_width: 0.25,
-        margin: 0.6,
-        background: warm.apply(Srgb::new(0x9a, 0x7b, 0x5c)),
-    };
-    let flat = render_patches(&grid, &style, 0.25).expect("a chart renders");
-    let corners = [
-        [210.0, 150.0],
-        [700.0, 120.0],
-        [760.0, 450.0],
-        [170.0, 430.0],
-    ];
-    let photo = flat
-        .perspective(corners, 960, 600, style.background)
-        .expect("a perspective view");
-    let path = dir.join("chart.png");
-    photo.image.save(&path).expect("write the photo");
-    (path, photo.corners)
+    chart_photo(dir, &|c| warm.apply(c), false)
 }
 
 #[test]

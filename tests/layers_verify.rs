@@ -3,42 +3,7 @@
 //! a near-miss is never called a match (undecided is allowed; accuracy is measured by `eval`).
 
 use crate::assert_exit;
-use crate::util::{model, path_str, tablejudge};
-
-fn render(
-    dir: &std::path::Path,
-    set: &str,
-    seed: u64,
-    mission: &str,
-    near_miss: bool,
-    degradation: &str,
-) -> std::path::PathBuf {
-    let set = model(set);
-    let mut args = vec![
-        "render",
-        "layers",
-        "--set",
-        path_str(&set),
-        "--out",
-        path_str(dir),
-        "--n",
-        "1",
-        "--size",
-        "1280x720",
-        "--mission",
-        mission,
-        "--degradation",
-        degradation,
-    ];
-    let seed = seed.to_string();
-    args.extend(["--seed", &seed]);
-    if near_miss {
-        args.push("--near-miss");
-    }
-    let run = tablejudge(args);
-    assert_exit!(run, 0);
-    dir.join("scene_0000.jpg")
-}
+use crate::util::{model, path_str, render_layers, tablejudge};
 
 #[test]
 fn verdicts_are_never_wrong_on_rendered_photos() {
@@ -49,7 +14,7 @@ fn verdicts_are_never_wrong_on_rendered_photos() {
         for seed in seeds {
             for near_miss in [false, true] {
                 let dir = tempfile::tempdir().unwrap();
-                let photo = render(dir.path(), set, seed, mission, near_miss, "realistic");
+                let photo = render_layers(dir.path(), set, mission, seed, near_miss, "realistic");
                 let set_path = model(set);
                 let run = tablejudge([
                     "layers",
@@ -87,11 +52,11 @@ fn verdicts_are_never_wrong_on_rendered_photos() {
 #[test]
 fn verify_writes_an_annotated_image_and_read_prints_the_grid() {
     let dir = tempfile::tempdir().unwrap();
-    let photo = render(
+    let photo = render_layers(
         dir.path(),
         "layers/reference.json",
-        11,
         "2-05",
+        11,
         false,
         "clean",
     );

@@ -8,34 +8,14 @@ use serde_json::Value;
 use tablejudge_vision::video::VideoFileWriter;
 
 use crate::assert_exit;
-use crate::util::{model, path_str, tablejudge};
+use crate::util::{model, path_str, render_layers, tablejudge};
 
 const SET: &str = "layers/reference.json";
 const MISSION: &str = "2-05";
 
 /// Renders the stack of `MISSION` (or a near-miss) at 1280×720 into `dir`.
 fn render(dir: &Path, seed: u64, near_miss: bool) -> PathBuf {
-    let set = model(SET);
-    let seed = seed.to_string();
-    let mut args = vec![
-        "render",
-        "layers",
-        "--set",
-        path_str(&set),
-        "--out",
-        path_str(dir),
-        "--size",
-        "1280x720",
-        "--mission",
-        MISSION,
-        "--seed",
-        &seed,
-    ];
-    if near_miss {
-        args.push("--near-miss");
-    }
-    assert_exit!(tablejudge(args), 0);
-    dir.join("scene_0000.jpg")
+    render_layers(dir, SET, MISSION, seed, near_miss, "realistic")
 }
 
 /// `photo` with a hand-coloured disc over it, `t` of the way across the frame.
@@ -75,6 +55,31 @@ fn watch(source: &Path, extra: &[&str]) -> crate::util::Run {
     ];
     args.extend(extra);
     tablejudge(args)
+}
+
+/// `watch` with its preview window (no `--headless`), with each of `env` set (`Some`) or
+/// removed (`None`).
+fn watch_with_window(source: &Path, env: &[(&str, Option<&str>)]) -> std::process::Output {
+    let set = model(SET);
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_tablejudge"));
+    command.args([
+        "watch",
+        "--source",
+        path_str(source),
+        "--game",
+        "layers",
+        "--set",
+        path_str(&set),
+        "--mission",
+        MISSION,
+    ]);
+    for (name, value) in env {
+        match value {
+            Some(v) => command.env(name, v),
+            None => command.env_remove(name),
+        };
+    }
+    command.output().unwrap()
 }
 
 #[test]
@@ -211,24 +216,14 @@ fn watch_refuses_a_missing_source_and_an_unknown_mission_before_watching() {
 fn watch_without_a_display_asks_for_headless_instead_of_crashing() {
     let dir = tempfile::tempdir().unwrap();
     let photo = render(dir.path(), 13, false);
-    let set = model(SET);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tablejudge"))
-        .args([
-            "watch",
-            "--source",
-            path_str(&photo),
-            "--game",
-            "layers",
-            "--set",
-            path_str(&set),
-            "--mission",
-            MISSION,
-        ])
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
-        .env_remove("QT_QPA_PLATFORM")
-        .output()
-        .unwrap();
+    let out = watch_with_window(
+        &photo,
+        &[
+            ("DISPLAY", None),
+            ("WAYLAND_DISPLAY", None),
+            ("QT_QPA_PLATFORM", None),
+        ],
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("--headless"), "{stderr}");
@@ -250,22 +245,7 @@ fn the_preview_window_shows_each_frame_where_qt_draws_offscreen() {
         photos.join("2.jpg"),
     )
     .unwrap();
-    let set = model(SET);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tablejudge"))
-        .args([
-            "watch",
-            "--source",
-            path_str(&photos),
-            "--game",
-            "layers",
-            "--set",
-            path_str(&set),
-            "--mission",
-            MISSION,
-        ])
-        .env("QT_QPA_PLATFORM", "offscreen")
-        .output()
-        .unwrap();
+    let out = watch_with_window(&photos, &[("QT_QPA_PLATFORM", Some("offscreen"))]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),

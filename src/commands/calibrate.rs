@@ -62,15 +62,8 @@ pub fn camera(args: CalibrateCamera<'_>) -> Result<Outcome> {
         rows: args.board.1,
     };
     let photos = expand(args.photos)?;
-    if let Some(dir) = args.out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        // Fail before the work, not after it.
-        std::fs::create_dir_all(dir).map_err(|e| {
-            BadInput(format!(
-                "{}: cannot create the folder ({e}): give an --out you may write",
-                dir.display()
-            ))
-        })?;
-    }
+    // Fail before the work, not after it.
+    create_parent(args.out)?;
     let found: Vec<(PathBuf, Result<Searched>)> = photos
         .into_par_iter()
         .map(|p| {
@@ -277,14 +270,7 @@ pub fn colour(args: CalibrateColour<'_>) -> Result<Outcome> {
         ))
         .into());
     }
-    if let Some(dir) = args.out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| {
-            BadInput(format!(
-                "{}: cannot create the folder ({e}): give an --out you may write",
-                dir.display()
-            ))
-        })?;
-    }
+    create_parent(args.out)?;
     let image = load_photo(args.photo)?;
     let source = args.photo.display().to_string();
     let undecided = |reason: String| -> Result<Outcome> {
@@ -409,4 +395,17 @@ pub fn colour(args: CalibrateColour<'_>) -> Result<Outcome> {
         );
     }
     Ok(Outcome::Pass)
+}
+
+/// Creates the folder `out` is to be written in.
+fn create_parent(out: &Path) -> Result<()> {
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            BadInput(format!(
+                "{}: cannot create the folder ({e}): give an --out you may write",
+                dir.display()
+            ))
+        })?;
+    }
+    Ok(())
 }

@@ -74,3 +74,90 @@ pub fn temp_file(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
 pub fn path_str(p: &Path) -> &str {
     p.to_str().expect("temporary paths are UTF-8")
 }
+
+/// Renders one Layers+ photo at 1280×720 into `dir`: the stack of `mission` of `set` (a
+/// path under `models/`), or a near-miss of it; returns the photo's path.
+pub fn render_layers(
+    dir: &Path,
+    set: &str,
+    mission: &str,
+    seed: u64,
+    near_miss: bool,
+    degradation: &str,
+) -> PathBuf {
+    let set = model(set);
+    let seed = seed.to_string();
+    let mut args = vec![
+        "render",
+        "layers",
+        "--set",
+        path_str(&set),
+        "--out",
+        path_str(dir),
+        "--n",
+        "1",
+        "--size",
+        "1280x720",
+        "--mission",
+        mission,
+        "--degradation",
+        degradation,
+        "--seed",
+        &seed,
+    ];
+    if near_miss {
+        args.push("--near-miss");
+    }
+    let run = tablejudge(args);
+    assert_eq!(run.code, 0, "render layers: {}", run.stderr);
+    dir.join("scene_0000.jpg")
+}
+
+/// The classic 24-patch chart's palette (as `calibrate colour` ships it).
+pub fn chart_palette() -> (PathBuf, tablejudge_rules::Palette) {
+    let path = root().join("crates/vision/testdata/colorchecker-classic.json");
+    let text = std::fs::read_to_string(&path).expect("the chart palette is in the repository");
+    let palette = tablejudge_rules::Palette::from_json(&text, "chart").expect("a valid palette");
+    (path, palette)
+}
+
+/// A 960×600 photo of the 24-patch chart (patches on a black body) tilted on a brown table,
+/// every colour passed through `tint` (the light and the camera), the chart laid the other
+/// way round when `upside_down`; returns the photo and the chart's corners in it.
+pub fn chart_photo(
+    dir: &Path,
+    tint: &dyn Fn(tablejudge_rules::Srgb) -> tablejudge_rules::Srgb,
+    upside_down: bool,
+) -> (PathBuf, [[f32; 2]; 4]) {
+    use tablejudge_rules::Srgb;
+    let (_, palette) = chart_palette();
+    let colours: Vec<Srgb> = palette.colors.values().map(|s| tint(s.srgb)).collect();
+    let grid = tablejudge_rules::Grid::from_fn(4, 6, |p| {
+        let (r, c) = if upside_down {
+            (3 - p.row, 5 - p.col)
+        } else {
+            (p.row, p.col)
+        };
+        colours[r * 6 + c]
+    });
+    let style = tablejudge_render::GridStyle {
+        cell_px: 40,
+        frame: tint(Srgb::new(0x1c, 0x1c, 0x1c)),
+        frame_width: 0.25,
+        margin: 0.6,
+        background: tint(Srgb::new(0x9a, 0x7b, 0x5c)),
+    };
+    let flat = tablejudge_render::render_patches(&grid, &style, 0.25).expect("a chart renders");
+    let corners = [
+        [210.0, 150.0],
+        [700.0, 120.0],
+        [760.0, 450.0],
+        [170.0, 430.0],
+    ];
+    let photo = flat
+        .perspective(corners, 960, 600, style.background)
+        .expect("a perspective view");
+    let path = dir.join("chart.png");
+    photo.image.save(&path).expect("write the photo");
+    (path, photo.corners)
+}

@@ -110,16 +110,7 @@ impl VideoReader {
     pub fn thumbnail(&self) -> Result<GrayImage, VisionError> {
         let (w, h) = (self.frame.cols(), self.frame.rows());
         let (tw, th) = thumbnail_size(w.unsigned_abs(), h.unsigned_abs());
-        let mut small = Mat::default();
-        imgproc::resize(
-            &self.frame,
-            &mut small,
-            Size::new(tw as i32, th as i32),
-            0.0,
-            0.0,
-            imgproc::INTER_AREA,
-        )
-        .map_err(VisionError::opencv("shrinking a video frame"))?;
+        let small = shrink(&self.frame, tw, th)?;
         Ok(imageops::grayscale(&bgr_mat_to_rgb(&small)?))
     }
 }
@@ -256,17 +247,7 @@ fn thumbnail(frame: &RgbImage) -> GrayImage {
 }
 
 fn area_thumbnail(frame: &RgbImage, tw: u32, th: u32) -> Result<GrayImage, VisionError> {
-    let view = rgb_view(frame)?;
-    let mut small = Mat::default();
-    imgproc::resize(
-        &view,
-        &mut small,
-        Size::new(tw as i32, th as i32),
-        0.0,
-        0.0,
-        imgproc::INTER_AREA,
-    )
-    .map_err(VisionError::opencv("shrinking a frame"))?;
+    let small = shrink(&rgb_view(frame)?, tw, th)?;
     // The view is RGB, so the shrunk copy is too (a new Mat: continuous).
     let bytes = small
         .data_bytes()
@@ -274,6 +255,22 @@ fn area_thumbnail(frame: &RgbImage, tw: u32, th: u32) -> Result<GrayImage, Visio
     let rgb = RgbImage::from_raw(tw, th, bytes.to_vec())
         .ok_or_else(|| VisionError::Geometry("a thumbnail of the wrong size".into()))?;
     Ok(imageops::grayscale(&rgb))
+}
+
+/// `frame` shrunk to `tw` × `th` by OpenCV's area averaging (each thumbnail pixel the mean of
+/// the frame's pixels under it: the sensor noise averages out).
+fn shrink(frame: &impl opencv::core::ToInputArray, tw: u32, th: u32) -> Result<Mat, VisionError> {
+    let mut small = Mat::default();
+    imgproc::resize(
+        frame,
+        &mut small,
+        Size::new(tw as i32, th as i32),
+        0.0,
+        0.0,
+        imgproc::INTER_AREA,
+    )
+    .map_err(VisionError::opencv("shrinking a frame"))?;
+    Ok(small)
 }
 
 /// The size of a `w` × `h` frame's thumbnail.
