@@ -55,6 +55,17 @@ pub enum Command {
     /// Calibrate the camera: lens intrinsics and distortion from chessboard photos.
     #[command(subcommand)]
     Calibrate(CalibrateCommand),
+    /// Write the judge mat to print: an A4 sheet with an ArUco marker in each corner and a
+    /// strip of grey and coloured patches. With the mat under the stack or the cards, every
+    /// photo command reads the table from straight above it, white-balanced by its patches.
+    Mat {
+        /// Where to write it: a .pdf (to print at 100%) or a .png.
+        #[arg(long, value_name = "MAT.pdf")]
+        out: PathBuf,
+        /// Resolution of a .png, dots per inch.
+        #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(50..=1200))]
+        dpi: u32,
+    },
     /// List the cameras this machine offers, with the formats each can send.
     Cameras {
         #[command(flatten)]

@@ -6,6 +6,7 @@ use anyhow::Result;
 use image::RgbImage;
 use serde::{Deserialize, Serialize};
 use tablejudge_vision::colour_chart::ColourMatrix;
+use tablejudge_vision::judge_mat::{find_mat, rectified};
 use tablejudge_vision::{Camera, VisionError};
 
 use crate::input::read_text;
@@ -191,11 +192,61 @@ pub fn photo_colour(options: &crate::cli::PhotoOptions) -> Result<Option<ColourM
         .transpose()
 }
 
-/// Decodes a photo and corrects its colours with the command's colour calibration, if any.
+/// Decodes a photo and prepares it for reading ([`prepare`]).
 pub fn load_corrected(path: &Path, options: &crate::cli::PhotoOptions) -> Result<RgbImage> {
-    let mut image = load_photo(path)?;
-    if let Some(m) = photo_colour(options)? {
-        m.apply_to_image(&mut image);
+    let image = load_photo(path)?;
+    let colour = photo_colour(options)?;
+    let prepared = prepare(
+        &image,
+        colour.as_ref(),
+        options.camera_calibration.is_some(),
+        &path.display().to_string(),
+    )?;
+    Ok(prepared.map_or(image, |(p, _)| p))
+}
+
+/// Resolution of the top-down view of a judge mat that the readers are given.
+pub const MAT_PX_PER_MM: f64 = 5.0;
+
+/// A photo made ready for reading: its colours corrected with the colour calibration, if
+/// any; then, where a judge mat lies in it, balanced by the mat's grey patches and seen from
+/// straight above the mat (the table's plane exactly). With a lens calibration the photo keeps
+/// its geometry (the readers undo the lens themselves) and only the balance is applied.
+/// `None` when there is nothing to change; else the new image and whether it is the mat's
+/// top-down view (other pixels than the photo's).
+pub fn prepare(
+    image: &RgbImage,
+    colour: Option<&ColourMatrix>,
+    lens_calibrated: bool,
+    source: &str,
+) -> Result<Option<(RgbImage, bool)>> {
+    let corrected = colour.map(|m| {
+        let mut copy = image.clone();
+        m.apply_to_image(&mut copy);
+        copy
+    });
+    let image = corrected.as_ref().unwrap_or(image);
+    let found = find_mat(image).map_err(|e| BadInput(format!("{source}: {e}")))?;
+    let Some(mat) = found else {
+        return Ok(corrected.map(|c| (c, false)));
+    };
+    let markers: Vec<String> = mat.markers.iter().map(ToString::to_string).collect();
+    if lens_calibrated {
+        let mut balanced = image.clone();
+        let [r, g, b] = mat.white_balance.map(f64::from);
+        ColourMatrix([[r, 0.0, 0.0], [0.0, g, 0.0], [0.0, 0.0, b]]).apply_to_image(&mut balanced);
+        eprintln!(
+            "tablejudge: {source}: judge mat found (markers {}): balanced by its grey patches",
+            markers.join(", ")
+        );
+        return Ok(Some((balanced, false)));
     }
-    Ok(image)
+    eprintln!(
+        "tablejudge: {source}: judge mat found (markers {}): read from straight above it, \
+         balanced by its grey patches",
+        markers.join(", ")
+    );
+    let top_down =
+        rectified(image, &mat, MAT_PX_PER_MM).map_err(|e| BadInput(format!("{source}: {e}")))?;
+    Ok(Some((top_down, true)))
 }

@@ -9,5 +9,6 @@ mod enroll;
 mod grid_read;
 mod layers_cli;
 mod layers_verify;
+mod mat;
 mod set_check;
 mod watch;

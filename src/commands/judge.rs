@@ -19,7 +19,7 @@ use crate::annotate::{annotate, grid_to_image, CellMark, CellNote, GridNote};
 use crate::cli::{MissionSource, Output, PhotoOptions};
 use crate::input::load_layers_set;
 use crate::outcome::{BadInput, Outcome};
-use crate::photo::{load_camera, load_corrected, load_photo, photo_colour, save_image};
+use crate::photo::{load_camera, load_corrected, load_photo, photo_colour, prepare, save_image};
 use tablejudge_vision::colour_chart::ColourMatrix;
 
 const STACK_COLOUR: Rgb<u8> = Rgb([0, 160, 255]);
@@ -240,6 +240,8 @@ pub struct StackVerdict {
     /// The verdict in one line: MATCH …, MISMATCH …, UNDECIDED: ….
     pub headline: String,
     drawing: Drawing,
+    /// The judge mat's top-down view the photo was read from, when a mat was in it.
+    view: Option<RgbImage>,
 }
 
 /// What an annotated image of a verdict shows.
@@ -310,16 +312,24 @@ impl StackJudge {
 
     /// Judges the stack in `image` (named `source` in the reports). An `Err` is bad input.
     pub fn judge(&mut self, image: &RgbImage, source: &str) -> Result<StackVerdict> {
-        let corrected;
-        let image = match &self.colour {
-            Some(m) => {
-                let mut copy = image.clone();
-                m.apply_to_image(&mut copy);
-                corrected = copy;
-                &corrected
-            }
-            None => image,
+        let prepared = prepare(
+            image,
+            self.colour.as_ref(),
+            self.options.camera.is_some(),
+            source,
+        )?;
+        let Some((prepared, top_down)) = prepared else {
+            return self.judge_prepared(image, source);
         };
+        let mut verdict = self.judge_prepared(&prepared, source)?;
+        if top_down {
+            // The verdict's grids lie in the mat's top-down view: it is what is drawn on.
+            verdict.view = Some(prepared);
+        }
+        Ok(verdict)
+    }
+
+    fn judge_prepared(&mut self, image: &RgbImage, source: &str) -> Result<StackVerdict> {
         let read = match &self.mission {
             Mission::InPhoto => self
                 .reader
@@ -449,12 +459,14 @@ impl StackJudge {
                 marks,
                 mark,
             },
+            view: None,
         })
     }
 
     /// `image` annotated with `verdict`: the grids found, each cell's reading, the cells that
     /// differ or are doubtful, and the verdict. `None` when there is nothing to draw.
     pub fn draw(&self, image: &RgbImage, verdict: &StackVerdict) -> Option<RgbImage> {
+        let image = verdict.view.as_ref().unwrap_or(image);
         match &verdict.drawing {
             Drawing::Judged {
                 stack,
@@ -491,6 +503,7 @@ fn undecided_verdict(
         text: vec![format!("{source}: undecided: {reason}")],
         headline: format!("UNDECIDED: {reason}"),
         drawing,
+        view: None,
     }
 }
 

@@ -10,6 +10,7 @@ mod eval_puzzle;
 mod grid;
 mod judge;
 mod layers;
+mod mat;
 mod puzzle;
 mod render;
 mod replay;
@@ -140,6 +141,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         }),
         Command::Watch(args) => watch::watch(args),
         Command::Cameras { output } => watch::cameras(output),
+        Command::Mat { out, dpi } => mat::mat(&out, dpi),
         Command::Batch(args) => batch::batch(args),
         Command::Calibrate(CalibrateCommand::Camera {
             board,

@@ -20,6 +20,7 @@ pub mod colour_chart;
 pub mod enroll;
 pub mod error;
 pub mod geom;
+pub mod judge_mat;
 pub mod lattice;
 pub mod layers;
 pub mod locate;
