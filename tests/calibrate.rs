@@ -8,7 +8,7 @@ use serde_json::Value;
 use tablejudge_vision::colour_chart::ColourMatrix;
 
 use crate::assert_exit;
-use crate::util::{chart_photo, model, path_str, tablejudge};
+use crate::util::{cell_labels, chart_photo, model, path_str, read_chart, tablejudge};
 
 fn render(out: &Path, extra: &[&str]) -> Value {
     let mut args = vec!["render", "chessboard", "--out", path_str(out)];
@@ -204,30 +204,9 @@ fn a_colour_correction_from_a_chart_undoes_the_camera_and_is_used_by_the_readers
         assert_eq!(v["calibration"]["format"], "tablejudge/colour@1");
 
         // Read with the correction, the chart's patches come out as printed.
-        let chart = crate::util::root().join("crates/vision/testdata/colorchecker-classic.json");
-        let run = tablejudge([
-            "grid",
-            "read",
-            path_str(&photo),
-            "--rows",
-            "4",
-            "--cols",
-            "6",
-            "--palette",
-            path_str(&chart),
-            "--colour-calibration",
-            path_str(&out),
-            "--json",
-        ]);
+        let run = read_chart(&photo, &["--colour-calibration", path_str(&out), "--json"]);
         assert_exit!(run, 0);
-        let read = run.json();
-        let labels: String = read["cells"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .flat_map(|row| row.as_array().unwrap().iter())
-            .map(|c| c["label"].as_str().unwrap().to_owned())
-            .collect();
+        let labels = cell_labels(&run.json());
         let expected: String = if upside_down {
             ('a'..='x').rev().collect()
         } else {

@@ -5,7 +5,9 @@ use image::{Rgb, RgbImage};
 use tablejudge_vision::WhiteBalance;
 
 use crate::assert_exit;
-use crate::util::{chart_palette, chart_photo, path_str, root, tablejudge};
+use crate::util::{
+    cell_labels, chart_palette, chart_photo, path_str, read_chart, root, tablejudge,
+};
 
 /// The chart under warm light.
 fn warm_chart_photo(dir: &std::path::Path) -> (std::path::PathBuf, [[f32; 2]; 4]) {
@@ -19,35 +21,15 @@ fn warm_chart_photo(dir: &std::path::Path) -> (std::path::PathBuf, [[f32; 2]; 4]
 fn reads_a_tilted_colour_chart_under_warm_light_with_its_palette() {
     let dir = tempfile::tempdir().unwrap();
     let (photo, corners) = warm_chart_photo(dir.path());
-    let (palette_path, palette) = chart_palette();
+    let (_, palette) = chart_palette();
     let out = dir.path().join("annotated.png");
-    let run = tablejudge([
-        "grid",
-        "read",
-        path_str(&photo),
-        "--rows",
-        "4",
-        "--cols",
-        "6",
-        "--palette",
-        path_str(&palette_path),
-        "--json",
-        "--annotate",
-        path_str(&out),
-    ]);
+    let run = read_chart(&photo, &["--json", "--annotate", path_str(&out)]);
     assert_exit!(run, 0);
     let v = run.json();
     assert_eq!(v["format"], "tablejudge/observation@1");
     assert_eq!(v["status"], "read");
-    let keys: Vec<char> = palette.colors.keys().map(|k| k.char()).collect();
-    let labels: Vec<char> = v["cells"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|row| row.as_array().unwrap().iter())
-        .map(|c| c["label"].as_str().unwrap().chars().next().unwrap())
-        .collect();
-    assert_eq!(labels, keys, "the patches read in chart order");
+    let keys: String = palette.colors.keys().map(|k| k.char()).collect();
+    assert_eq!(cell_labels(&v), keys, "the patches read in chart order");
     for (i, c) in v["corners"].as_array().unwrap().iter().enumerate() {
         let (x, y) = (c[0].as_f64().unwrap() as f32, c[1].as_f64().unwrap() as f32);
         let d = ((x - corners[i][0]).powi(2) + (y - corners[i][1]).powi(2)).sqrt();

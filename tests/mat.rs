@@ -7,7 +7,7 @@ use tablejudge_rules::{Grid, Srgb};
 use tablejudge_vision::colour_chart::ColourMatrix;
 
 use crate::assert_exit;
-use crate::util::{chart_palette, path_str, tablejudge};
+use crate::util::{cell_labels, chart_palette, path_str, read_chart, tablejudge};
 
 #[test]
 fn the_mat_is_written_as_a_pdf_to_print_or_a_png() {
@@ -89,22 +89,8 @@ fn chart_on_the_mat(dir: &std::path::Path) -> std::path::PathBuf {
 fn a_photo_with_the_mat_is_read_from_straight_above_it_and_balanced() {
     let dir = tempfile::tempdir().unwrap();
     let photo = chart_on_the_mat(dir.path());
-    let (chart, _) = chart_palette();
     let annotated = dir.path().join("annotated.png");
-    let run = tablejudge([
-        "grid",
-        "read",
-        path_str(&photo),
-        "--rows",
-        "4",
-        "--cols",
-        "6",
-        "--palette",
-        path_str(&chart),
-        "--annotate",
-        path_str(&annotated),
-        "--json",
-    ]);
+    let run = read_chart(&photo, &["--annotate", path_str(&annotated), "--json"]);
     assert_exit!(run, 0);
     assert!(
         run.stderr
@@ -113,13 +99,7 @@ fn a_photo_with_the_mat_is_read_from_straight_above_it_and_balanced() {
         run.stderr
     );
     let v = run.json();
-    let labels: String = v["cells"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|row| row.as_array().unwrap().iter())
-        .map(|c| c["label"].as_str().unwrap().to_owned())
-        .collect();
+    let labels = cell_labels(&v);
     assert_eq!(labels, ('a'..='x').collect::<String>());
     // Read from the mat's top-down view (5 px a millimetre): the chart is square to it, its
     // 6 columns of 60 px at 100 dpi (15.24 mm each) about 76 px wide.

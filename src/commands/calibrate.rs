@@ -150,14 +150,7 @@ pub fn camera(args: CalibrateCamera<'_>) -> Result<Outcome> {
         distortion: c.dist,
         rms: Some(calibration.rms),
     };
-    let mut text = serde_json::to_string_pretty(&file)?;
-    text.push('\n');
-    std::fs::write(args.out, text).map_err(|e| {
-        BadInput(format!(
-            "{}: cannot write the calibration ({e}): give an --out you may write",
-            args.out.display()
-        ))
-    })?;
+    save_json(&file, args.out)?;
     let photos_used: Vec<PhotoRms> = used
         .iter()
         .zip(&calibration.per_view_rms)
@@ -351,14 +344,7 @@ pub fn colour(args: CalibrateColour<'_>) -> Result<Outcome> {
         delta_e_after: Some(fit.mean_after()),
         delta_e_max_after: Some(max_after),
     };
-    let mut text = serde_json::to_string_pretty(&file)?;
-    text.push('\n');
-    std::fs::write(args.out, text).map_err(|e| {
-        BadInput(format!(
-            "{}: cannot write the calibration ({e}): give an --out you may write",
-            args.out.display()
-        ))
-    })?;
+    save_json(&file, args.out)?;
     if args.output.json {
         print_json(&serde_json::json!({
             "calibration": file,
@@ -408,4 +394,17 @@ fn create_parent(out: &Path) -> Result<()> {
         })?;
     }
     Ok(())
+}
+
+/// Writes a calibration file as pretty JSON.
+fn save_json(value: &impl Serialize, out: &Path) -> Result<()> {
+    let mut text = serde_json::to_string_pretty(value)?;
+    text.push('\n');
+    std::fs::write(out, text).map_err(|e| {
+        BadInput(format!(
+            "{}: cannot write the calibration ({e}): give an --out you may write",
+            out.display()
+        ))
+        .into()
+    })
 }

@@ -161,3 +161,32 @@ pub fn chart_photo(
     photo.image.save(&path).expect("write the photo");
     (path, photo.corners)
 }
+
+/// `grid read` of a photo of the 24-patch chart with the chart's palette and `extra`.
+pub fn read_chart(photo: &Path, extra: &[&str]) -> Run {
+    let (chart, _) = chart_palette();
+    let mut args = vec![
+        "grid",
+        "read",
+        path_str(photo),
+        "--rows",
+        "4",
+        "--cols",
+        "6",
+        "--palette",
+        path_str(&chart),
+    ];
+    args.extend_from_slice(extra);
+    tablejudge(args)
+}
+
+/// The labels of `grid read --json`'s cells, row by row.
+pub fn cell_labels(observation: &serde_json::Value) -> String {
+    observation["cells"]
+        .as_array()
+        .expect("cells")
+        .iter()
+        .flat_map(|row| row.as_array().expect("a row").iter())
+        .map(|c| c["label"].as_str().expect("a label").to_owned())
+        .collect()
+}
