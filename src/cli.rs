@@ -94,9 +94,10 @@ pub enum CalibrateCommand {
         #[command(flatten)]
         output: Output,
     },
-    /// A colour correction from a chart of known patches in a photo (the classic 24-patch
-    /// chart unless `--chart` names another palette): the 3×3 matrix on linear RGB that takes
-    /// the photo's patches nearest their printed colours, saved for `--colour-calibration`.
+    /// A colour correction from a chart of known patches in a photo (the judge mat's strip
+    /// when the mat is in it, else the classic 24-patch chart, or the palette `--chart`
+    /// names): the 3×3 matrix on linear RGB that takes the photo's patches nearest their
+    /// printed colours, saved for `--colour-calibration`.
     ///
     /// Exit 0 when fitted; 3 when the chart is not found or not read surely (the message says
     /// what to retake); 2 for bad input.

@@ -115,3 +115,26 @@ fn a_photo_with_the_mat_is_read_from_straight_above_it_and_balanced() {
     let img = image::open(&annotated).unwrap();
     assert_eq!((img.width(), img.height()), (1050, 1485));
 }
+
+#[test]
+fn a_colour_correction_is_fitted_from_the_mats_patches() {
+    let dir = tempfile::tempdir().unwrap();
+    let photo = chart_on_the_mat(dir.path());
+    let out = dir.path().join("colour.json");
+    let run = tablejudge([
+        "calibrate",
+        "colour",
+        path_str(&photo),
+        "--out",
+        path_str(&out),
+        "--json",
+    ]);
+    assert_exit!(run, 0);
+    let v = run.json();
+    assert_eq!(v["from"], "judge mat");
+    assert_eq!(v["patches_used"], 8, "{v}");
+    let before = v["calibration"]["delta_e_before"].as_f64().unwrap();
+    let after = v["calibration"]["delta_e_after"].as_f64().unwrap();
+    assert!(before > 5.0 && after < 2.0, "{v}");
+    assert!(out.exists());
+}

@@ -10,6 +10,7 @@ use serde::Serialize;
 use tablejudge_rules::{Palette, Srgb, Turn};
 use tablejudge_vision::calibrate::{calibrate_lens, find_chessboard, Chessboard, MIN_VIEWS};
 use tablejudge_vision::colour_chart::{fit_chart, ChartFit};
+use tablejudge_vision::judge_mat::{find_mat, patch_colours, FoundMat, PATCHES};
 use tablejudge_vision::{read_grid, ReadError, ReadOptions};
 
 use super::print_json;
@@ -276,6 +277,11 @@ pub fn colour(args: CalibrateColour<'_>) -> Result<Outcome> {
         }
         Ok(Outcome::Undecided)
     };
+    if args.chart.is_none() {
+        if let Some(mat) = find_mat(&image)? {
+            return colour_from_mat(&args, &image, &mat, &source);
+        }
+    }
     // Found without the palette: the raw samples are what is fitted.
     let reading = match read_grid(&image, args.rows, args.cols, None, &ReadOptions::default()) {
         Ok(r) => r,
@@ -407,4 +413,73 @@ fn save_json(value: &impl Serialize, out: &Path) -> Result<()> {
         ))
         .into()
     })
+}
+
+/// The colour correction from a judge mat's eight patches (five greys, red, green, blue).
+fn colour_from_mat(
+    args: &CalibrateColour<'_>,
+    image: &image::RgbImage,
+    mat: &FoundMat,
+    source: &str,
+) -> Result<Outcome> {
+    let seen = patch_colours(image, mat);
+    let measured: Vec<Srgb> = seen.iter().map(|&(c, _)| c).collect();
+    let usable: Vec<bool> = seen.iter().map(|&(_, u)| u).collect();
+    let printed: Vec<Srgb> = PATCHES.iter().map(|&(c, _)| c).collect();
+    let fit = match fit_chart(&measured, &printed, &usable) {
+        Ok(fit) => fit,
+        Err(e) => {
+            let reason = format!(
+                "the judge mat's patches cannot be used ({e}): retake with the strip in view, \
+                 lit evenly, not over-exposed"
+            );
+            if args.output.json {
+                print_json(
+                    &serde_json::json!({"source": source, "verdict": "undecided", "reason": reason}),
+                )?;
+            } else {
+                outln!("{source}: undecided: {reason}");
+            }
+            return Ok(Outcome::Undecided);
+        }
+    };
+    let max_after = fit.after.iter().copied().fold(0.0, f32::max);
+    let file = ColourFile {
+        format: COLOUR_FORMAT.to_owned(),
+        matrix: fit.matrix,
+        chart: Some("judge mat".to_owned()),
+        photo: Some(source.to_owned()),
+        delta_e_before: Some(fit.mean_before()),
+        delta_e_after: Some(fit.mean_after()),
+        delta_e_max_after: Some(max_after),
+    };
+    save_json(&file, args.out)?;
+    let used = usable.iter().filter(|&&u| u).count();
+    if args.output.json {
+        print_json(&serde_json::json!({
+            "calibration": file,
+            "saved": args.out.display().to_string(),
+            "from": "judge mat",
+            "patches_used": used,
+            "delta_e_before": fit.before,
+            "delta_e_after": fit.after,
+        }))?;
+    } else {
+        outln!(
+            "{source}: judge mat found (markers {:?}), {used} of {} patches used",
+            mat.markers,
+            printed.len()
+        );
+        outln!(
+            "  ΔE00 from the printed colours: mean {:.1} before, {:.2} after (largest {:.2})",
+            fit.mean_before(),
+            fit.mean_after(),
+            max_after
+        );
+        outln!(
+            "saved: {} (use it with --colour-calibration)",
+            args.out.display()
+        );
+    }
+    Ok(Outcome::Pass)
 }

@@ -270,6 +270,54 @@ pub fn mat_to_photo(h: &[f64; 9], (x, y): (f64, f64)) -> (f64, f64) {
     )
 }
 
+/// The colour of each of the mat's patches in the photo (the median over the middle half of
+/// the patch), and whether it can be used to judge the light: neither clipped nor black.
+pub fn patch_colours(image: &RgbImage, mat: &FoundMat) -> Vec<(Srgb, bool)> {
+    (0..PATCHES.len())
+        .map(|i| match patch_median(image, &mat.to_photo, i) {
+            Some(m) => (
+                Srgb::new(m[0], m[1], m[2]),
+                m.iter().all(|c| (12..250).contains(c)),
+            ),
+            None => (Srgb::new(0, 0, 0), false),
+        })
+        .collect()
+}
+
+/// The per-channel median of patch `i` over the middle half of it (7 × 7 points), or `None`
+/// when too little of it lies in the photo.
+fn patch_median(image: &RgbImage, h: &[f64; 9], i: usize) -> Option<[u8; 3]> {
+    let (x0, y0) = patch_origin_mm(i);
+    let mut samples: Vec<[u8; 3]> = Vec::new();
+    for a in 0..7 {
+        for b in 0..7 {
+            let mm = (
+                x0 + PATCH_MM * (0.25 + 0.5 * f64::from(a) / 6.0),
+                y0 + PATCH_MM * (0.25 + 0.5 * f64::from(b) / 6.0),
+            );
+            let (px, py) = mat_to_photo(h, mm);
+            let (px, py) = (px.round(), py.round());
+            if px < 0.0
+                || py < 0.0
+                || px >= f64::from(image.width())
+                || py >= f64::from(image.height())
+            {
+                continue;
+            }
+            samples.push(image.get_pixel(px as u32, py as u32).0);
+        }
+    }
+    if samples.len() < 25 {
+        return None;
+    }
+    let median = |c: usize| {
+        let mut v: Vec<u8> = samples.iter().map(|s| s[c]).collect();
+        v.sort_unstable();
+        v[v.len() / 2]
+    };
+    Some([median(0), median(1), median(2)])
+}
+
 /// Per-channel gains that make the mat's unclipped neutral patches grey: for each channel the
 /// median over the patches of (green / channel), measured in linear light at the patches'
 /// middles; 1 where no patch can be used.
@@ -279,36 +327,9 @@ fn neutral_gains(image: &RgbImage, h: &[f64; 9]) -> Result<[f32; 3], VisionError
         if !neutral {
             continue;
         }
-        let (x0, y0) = patch_origin_mm(i);
-        let mut samples: Vec<[u8; 3]> = Vec::new();
-        // The middle half of the patch, 7 × 7 points.
-        for a in 0..7 {
-            for b in 0..7 {
-                let mm = (
-                    x0 + PATCH_MM * (0.25 + 0.5 * f64::from(a) / 6.0),
-                    y0 + PATCH_MM * (0.25 + 0.5 * f64::from(b) / 6.0),
-                );
-                let (px, py) = mat_to_photo(h, mm);
-                let (px, py) = (px.round(), py.round());
-                if px < 0.0
-                    || py < 0.0
-                    || px >= f64::from(image.width())
-                    || py >= f64::from(image.height())
-                {
-                    continue;
-                }
-                samples.push(image.get_pixel(px as u32, py as u32).0);
-            }
-        }
-        if samples.len() < 25 {
+        let Some(m) = patch_median(image, h, i) else {
             continue;
-        }
-        let median = |c: usize| {
-            let mut v: Vec<u8> = samples.iter().map(|s| s[c]).collect();
-            v.sort_unstable();
-            v[v.len() / 2]
         };
-        let m = [median(0), median(1), median(2)];
         // Clipped or nearly black patches say nothing of the light's colour.
         if m.iter().any(|c| !(12..250).contains(c)) {
             continue;
