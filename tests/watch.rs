@@ -265,3 +265,25 @@ fn the_preview_window_shows_each_frame_where_qt_draws_offscreen() {
         "{stdout}"
     );
 }
+
+#[test]
+fn cameras_lists_the_webcams_there_are_or_says_there_are_none() {
+    let run = tablejudge(["cameras"]);
+    assert_exit!(run, 0);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert!(!lines.is_empty());
+    // A machine without a camera (CI) says so; one with cameras lists each with its formats.
+    assert!(
+        lines[0].starts_with("no cameras found") || lines[0].starts_with("camera "),
+        "{}",
+        run.stdout
+    );
+    let run = tablejudge(["cameras", "--json"]);
+    assert_exit!(run, 0);
+    let listed = run.json();
+    let cameras = listed.as_array().expect("a JSON array of cameras");
+    assert_eq!(cameras.is_empty(), lines[0].starts_with("no cameras found"));
+    for c in cameras {
+        assert!(c["name"].is_string() && c["formats"].is_array(), "{c}");
+    }
+}
