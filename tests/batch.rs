@@ -178,6 +178,28 @@ fn an_interrupted_batch_resumes_without_judging_a_photo_twice() {
     for photo in ["1.jpg", "2.jpg", "3.jpg"] {
         by_photo(&after, photo);
     }
+    // Resumed against another mission: refused, the results kept.
+    let set = model(SET);
+    let other = tablejudge([
+        "batch",
+        path_str(&photos),
+        "--game",
+        "layers",
+        "--set",
+        path_str(&set),
+        "--mission",
+        "3-04",
+        "--out",
+        path_str(&out),
+        "--resume",
+    ]);
+    assert_exit!(other, 2);
+    assert!(
+        other.stderr.contains("the same folder, set, mission"),
+        "{}",
+        other.stderr
+    );
+    assert_eq!(results(&out).len(), 3);
     // The first line is kept as it was (not judged again).
     assert_eq!(
         std::fs::read_to_string(out.join("results.jsonl"))

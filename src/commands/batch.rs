@@ -26,6 +26,9 @@ use crate::photo::load_photo;
 /// The file of results, one JSON object a line, in the order photos finished.
 pub const RESULTS_FILE: &str = "results.jsonl";
 pub const REPORT_FILE: &str = "report.html";
+/// What the batch judges against ([`check_same_batch`]).
+const BATCH_FILE: &str = "batch.json";
+const BATCH_FORMAT: &str = "tablejudge/batch@1";
 /// Annotated photos and their thumbnails, mirroring the folder's layout.
 const ANNOTATED_DIR: &str = "annotated";
 const THUMBS_DIR: &str = "thumbs";
@@ -124,7 +127,12 @@ pub fn batch(args: BatchArgs) -> Result<Outcome> {
     };
     // Set up once first: a bad set, mission or calibration is reported before any work.
     let first = StackJudge::new(&args.set, &args.mission, &photo_options)?;
+    let setup = batch_setup(&args);
+    if args.resume {
+        check_same_batch(&args.out, &setup)?;
+    }
     let (done, mut results_file) = open_results(&args.out, args.resume)?;
+    save_batch_setup(&args.out, &setup)?;
     let (photos, not_walked) = photos_under(&args.dir, &args.out);
     for why in &not_walked {
         eprintln!("tablejudge: skipped: {why}");
@@ -292,6 +300,47 @@ fn write_jpeg(img: &image::RgbImage, path: &Path, quality: i32) -> Result<()> {
     }
     let bytes = tablejudge_vision::mat::encode_jpeg(img, quality)?;
     std::fs::write(path, bytes).map_err(|e| cannot_write(path, e).into())
+}
+
+/// What a batch judges against, kept in `OUT/batch.json`: a resumed batch must judge the rest
+/// of its photos the same way, or its results would mix two verdicts.
+fn batch_setup(args: &BatchArgs) -> serde_json::Value {
+    let path = |p: &Option<PathBuf>| p.as_ref().map(|p| p.display().to_string());
+    serde_json::json!({
+        "format": BATCH_FORMAT,
+        "dir": args.dir.display().to_string(),
+        "set": args.set.display().to_string(),
+        "mission": args.mission.mission,
+        "mission_photo": path(&args.mission.mission_photo),
+        "mission_in_photo": args.mission.mission_in_photo,
+        "camera_calibration": path(&args.camera_calibration),
+        "colour_calibration": path(&args.colour_calibration),
+    })
+}
+
+/// Refuses to resume a batch that judged against something else.
+fn check_same_batch(out: &Path, setup: &serde_json::Value) -> Result<()> {
+    let path = out.join(BATCH_FILE);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(());
+    };
+    let before: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    if &before != setup {
+        return Err(BadInput(format!(
+            "{}: the batch there judged {before}; resume it with the same folder, set, mission \
+             and calibrations, or give another --out",
+            path.display()
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+fn save_batch_setup(out: &Path, setup: &serde_json::Value) -> Result<()> {
+    let path = out.join(BATCH_FILE);
+    let mut text = serde_json::to_string_pretty(setup)?;
+    text.push('\n');
+    std::fs::write(&path, text).map_err(|e| cannot_write(&path, e).into())
 }
 
 /// Opens `out/results.jsonl` for appending, creating `out`. Without `resume` an existing
