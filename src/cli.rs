@@ -52,12 +52,15 @@ pub enum Command {
     /// Exit 1 when some stack mismatches, else 2 when some photo could not be read, else 3
     /// when some photo is undecided, else 0.
     Batch(BatchArgs),
-    /// Calibrate the camera: lens intrinsics and distortion from chessboard photos.
+    /// Calibrate the camera: its lens (from chessboard photos) or its colours (from a chart
+    /// or the judge mat).
     #[command(subcommand)]
     Calibrate(CalibrateCommand),
-    /// Write the judge mat to print: an A4 sheet with an ArUco marker in each corner and a
-    /// strip of grey and coloured patches. With the mat under the stack or the cards, every
-    /// photo command reads the table from straight above it, white-balanced by its patches.
+    /// Write the judge mat to print: an A4 sheet with ArUco markers and reference patches.
+    ///
+    /// An ArUco marker in each corner and a strip of grey and coloured patches. With the mat
+    /// under the stack or the cards, every photo command reads the table from straight above
+    /// it, white-balanced by its patches.
     Mat {
         /// Where to write it: a .pdf (to print at 100%) or a .png.
         #[arg(long, value_name = "MAT.pdf")]
