@@ -267,16 +267,7 @@ pub fn colour(args: CalibrateColour<'_>) -> Result<Outcome> {
     create_parent(args.out)?;
     let image = load_photo(args.photo)?;
     let source = args.photo.display().to_string();
-    let undecided = |reason: String| -> Result<Outcome> {
-        if args.output.json {
-            print_json(
-                &serde_json::json!({"source": source, "verdict": "undecided", "reason": reason}),
-            )?;
-        } else {
-            outln!("{source}: undecided: {reason}");
-        }
-        Ok(Outcome::Undecided)
-    };
+    let undecided = |reason: String| colour_undecided(&args, &source, reason);
     if args.chart.is_none() {
         if let Some(mat) = find_mat(&image)? {
             return colour_from_mat(&args, &image, &mat, &source);
@@ -340,53 +331,20 @@ pub fn colour(args: CalibrateColour<'_>) -> Result<Outcome> {
             other
         ));
     }
-    let max_after = fit.after.iter().copied().fold(0.0, f32::max);
-    let file = ColourFile {
-        format: COLOUR_FORMAT.to_owned(),
-        matrix: fit.matrix,
-        chart: Some(chart_name),
-        photo: Some(source.clone()),
-        delta_e_before: Some(fit.mean_before()),
-        delta_e_after: Some(fit.mean_after()),
-        delta_e_max_after: Some(max_after),
-    };
-    save_json(&file, args.out)?;
-    if args.output.json {
-        print_json(&serde_json::json!({
-            "calibration": file,
-            "saved": args.out.display().to_string(),
-            "chart_turned_degrees": turn.degrees(),
-            "patches_used": used,
-            "delta_e_before": fit.before,
-            "delta_e_after": fit.after,
-        }))?;
-    } else {
-        outln!(
-            "{source}: {}x{} chart found{}, {used} of {} patches used",
-            args.rows,
-            args.cols,
-            if *turn == Turn::R0 {
-                ""
-            } else {
-                " upside down"
-            },
-            printed.len()
-        );
-        outln!(
-            "  ΔE00 from the printed colours: mean {:.1} before, {:.2} after (largest {:.2})",
-            fit.mean_before(),
-            fit.mean_after(),
-            max_after
-        );
-        for row in fit.matrix.0 {
-            outln!("  [{:8.4} {:8.4} {:8.4}]", row[0], row[1], row[2]);
-        }
-        outln!(
-            "saved: {} (use it with --colour-calibration)",
-            args.out.display()
-        );
-    }
-    Ok(Outcome::Pass)
+    let headline = format!(
+        "{}x{} chart found{}, {used} of {} patches used",
+        args.rows,
+        args.cols,
+        if *turn == Turn::R0 {
+            ""
+        } else {
+            " upside down"
+        },
+        printed.len()
+    );
+    let details =
+        serde_json::json!({ "chart_turned_degrees": turn.degrees(), "patches_used": used });
+    save_colour_fit(&args, &source, fit, chart_name, &headline, details)
 }
 
 /// Creates the folder `out` is to be written in.
@@ -429,53 +387,88 @@ fn colour_from_mat(
     let fit = match fit_chart(&measured, &printed, &usable) {
         Ok(fit) => fit,
         Err(e) => {
-            let reason = format!(
-                "the judge mat's patches cannot be used ({e}): retake with the strip in view, \
-                 lit evenly, not over-exposed"
-            );
-            if args.output.json {
-                print_json(
-                    &serde_json::json!({"source": source, "verdict": "undecided", "reason": reason}),
-                )?;
-            } else {
-                outln!("{source}: undecided: {reason}");
-            }
-            return Ok(Outcome::Undecided);
+            return colour_undecided(
+                args,
+                source,
+                format!(
+                    "the judge mat's patches cannot be used ({e}): retake with the strip in \
+                     view, lit evenly, not over-exposed"
+                ),
+            )
         }
     };
+    let used = usable.iter().filter(|&&u| u).count();
+    let headline = format!(
+        "judge mat found (markers {:?}), {used} of {} patches used",
+        mat.markers,
+        printed.len()
+    );
+    let details = serde_json::json!({ "from": "judge mat", "patches_used": used });
+    save_colour_fit(
+        args,
+        source,
+        &fit,
+        "judge mat".to_owned(),
+        &headline,
+        details,
+    )
+}
+
+/// Says why no colour correction was made (exit 3).
+fn colour_undecided(args: &CalibrateColour<'_>, source: &str, reason: String) -> Result<Outcome> {
+    if args.output.json {
+        print_json(
+            &serde_json::json!({"source": source, "verdict": "undecided", "reason": reason}),
+        )?;
+    } else {
+        outln!("{source}: undecided: {reason}");
+    }
+    Ok(Outcome::Undecided)
+}
+
+/// Saves a fitted colour correction and reports it: `headline` says what was found, and
+/// `details` (JSON) is added to the report.
+fn save_colour_fit(
+    args: &CalibrateColour<'_>,
+    source: &str,
+    fit: &ChartFit,
+    chart: String,
+    headline: &str,
+    details: serde_json::Value,
+) -> Result<Outcome> {
     let max_after = fit.after.iter().copied().fold(0.0, f32::max);
     let file = ColourFile {
         format: COLOUR_FORMAT.to_owned(),
         matrix: fit.matrix,
-        chart: Some("judge mat".to_owned()),
+        chart: Some(chart),
         photo: Some(source.to_owned()),
         delta_e_before: Some(fit.mean_before()),
         delta_e_after: Some(fit.mean_after()),
         delta_e_max_after: Some(max_after),
     };
     save_json(&file, args.out)?;
-    let used = usable.iter().filter(|&&u| u).count();
     if args.output.json {
-        print_json(&serde_json::json!({
+        let mut report = serde_json::json!({
             "calibration": file,
             "saved": args.out.display().to_string(),
-            "from": "judge mat",
-            "patches_used": used,
             "delta_e_before": fit.before,
             "delta_e_after": fit.after,
-        }))?;
+        });
+        if let (Some(r), Some(d)) = (report.as_object_mut(), details.as_object()) {
+            r.extend(d.clone());
+        }
+        print_json(&report)?;
     } else {
-        outln!(
-            "{source}: judge mat found (markers {:?}), {used} of {} patches used",
-            mat.markers,
-            printed.len()
-        );
+        outln!("{source}: {headline}");
         outln!(
             "  ΔE00 from the printed colours: mean {:.1} before, {:.2} after (largest {:.2})",
             fit.mean_before(),
             fit.mean_after(),
             max_after
         );
+        for row in fit.matrix.0 {
+            outln!("  [{:8.4} {:8.4} {:8.4}]", row[0], row[1], row[2]);
+        }
         outln!(
             "saved: {} (use it with --colour-calibration)",
             args.out.display()
