@@ -14,8 +14,13 @@ use crate::outcome::BadInput;
 
 /// Decodes a photo (JPEG, PNG, … as OpenCV reads them), honouring its EXIF orientation.
 pub fn load_photo(path: &Path) -> Result<RgbImage> {
+    decode_photo(path).map_err(|why| BadInput(format!("{}: {why}", path.display())).into())
+}
+
+/// [`load_photo`], its error saying why and the fix without naming the photo, for callers
+/// that name it themselves (a folder's photo in a batch or a watch).
+pub fn decode_photo(path: &Path) -> Result<RgbImage, String> {
     tablejudge_vision::mat::read_rgb(path).map_err(|e| {
-        // The path is said once, first; the vision error's own copy of it is left out.
         let (why, fix) = match e {
             VisionError::NoFile { why, .. } => (why, "check the path"),
             VisionError::EmptyImage(_) => (
@@ -27,11 +32,7 @@ pub fn load_photo(path: &Path) -> Result<RgbImage> {
                 "check that the file is a JPEG or PNG image",
             ),
         };
-        BadInput(format!(
-            "{}: cannot read the photo: {why}: {fix}",
-            path.display()
-        ))
-        .into()
+        format!("cannot read the photo: {why}: {fix}")
     })
 }
 
@@ -233,8 +234,7 @@ pub fn prepare(
     let markers: Vec<String> = mat.markers.iter().map(ToString::to_string).collect();
     if lens_calibrated {
         let mut balanced = image.clone();
-        let [r, g, b] = mat.white_balance.map(f64::from);
-        ColourMatrix([[r, 0.0, 0.0], [0.0, g, 0.0], [0.0, 0.0, b]]).apply_to_image(&mut balanced);
+        ColourMatrix::diagonal(mat.white_balance).apply_to_image(&mut balanced);
         eprintln!(
             "tablejudge: {source}: judge mat found (markers {}): balanced by its grey patches",
             markers.join(", ")

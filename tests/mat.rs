@@ -79,7 +79,7 @@ fn chart_on_the_mat(dir: &std::path::Path) -> std::path::PathBuf {
         )
         .unwrap()
         .image;
-    ColourMatrix([[1.0, 0.0, 0.0], [0.0, 0.8, 0.0], [0.0, 0.0, 0.5]]).apply_to_image(&mut photo);
+    ColourMatrix::diagonal([1.0, 0.8, 0.5]).apply_to_image(&mut photo);
     let path = dir.join("photo.png");
     photo.save(&path).unwrap();
     path

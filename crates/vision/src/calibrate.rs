@@ -8,6 +8,7 @@ use opencv::prelude::*;
 
 use crate::camera::Camera;
 use crate::error::VisionError;
+use crate::mat::grey_view;
 
 /// A chessboard by its inner corners: where four squares meet, `cols` along a row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,12 +38,7 @@ pub fn find_chessboard(
 ) -> Result<Option<Vec<[f32; 2]>>, VisionError> {
     // Searched in grey, as OpenCV's detector wants.
     let grey = imageops::grayscale(image);
-    let view = Mat::new_rows_cols_with_data(
-        grey.height() as i32,
-        grey.width() as i32,
-        grey.as_raw().as_slice(),
-    )
-    .map_err(VisionError::opencv("viewing a photo as a Mat"))?;
+    let view = grey_view(&grey)?;
     let mut corners = Vector::<Point2f>::new();
     // The sector-based detector: sub-pixel corners of its own, and robust to blur and noise.
     let found = calib3d::find_chessboard_corners_sb(

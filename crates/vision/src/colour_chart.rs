@@ -94,6 +94,12 @@ pub fn fit_chart(
 }
 
 impl ColourMatrix {
+    /// A gain on each channel and no mixing: a white balance.
+    pub fn diagonal(gains: [f32; 3]) -> ColourMatrix {
+        let [r, g, b] = gains.map(f64::from);
+        ColourMatrix([[r, 0.0, 0.0], [0.0, g, 0.0], [0.0, 0.0, b]])
+    }
+
     /// The corrected colour of a measured one.
     pub fn apply_linear(&self, c: LinRgb) -> LinRgb {
         let v = [f64::from(c.r), f64::from(c.g), f64::from(c.b)];

@@ -15,7 +15,7 @@ use tablejudge_rules::Srgb;
 use crate::colour::LinRgb;
 use crate::colour_chart::ColourMatrix;
 use crate::error::VisionError;
-use crate::mat::{mat_to_rgb, rgb_to_mat, rgb_view};
+use crate::mat::{grey_view, mat_to_rgb, rgb_to_mat, rgb_view};
 
 /// A4 portrait, millimetres.
 pub const PAPER_MM: (f64, f64) = (210.0, 297.0);
@@ -183,12 +183,7 @@ pub fn find_mat(image: &RgbImage) -> Result<Option<FoundMat>, VisionError> {
         return Ok(None);
     }
     let grey = image::imageops::grayscale(image);
-    let view = Mat::new_rows_cols_with_data(
-        grey.height() as i32,
-        grey.width() as i32,
-        grey.as_raw().as_slice(),
-    )
-    .map_err(VisionError::opencv("viewing a photo as a Mat"))?;
+    let view = grey_view(&grey)?;
     let mut corners = Vector::<Vector<Point2f>>::new();
     for quad in found.iter() {
         let mut full: Vector<Point2f> = quad
@@ -253,7 +248,7 @@ pub fn find_mat(image: &RgbImage) -> Result<Option<FoundMat>, VisionError> {
             .at_2d::<f64>((i / 3) as i32, (i % 3) as i32)
             .map_err(VisionError::opencv("reading the mat's homography"))?;
     }
-    let white_balance = neutral_gains(image, &to_photo)?;
+    let white_balance = neutral_gains(image, &to_photo);
     Ok(Some(FoundMat {
         markers,
         to_photo,
@@ -321,7 +316,7 @@ fn patch_median(image: &RgbImage, h: &[f64; 9], i: usize) -> Option<[u8; 3]> {
 /// Per-channel gains that make the mat's unclipped neutral patches grey: for each channel the
 /// median over the patches of (green / channel), measured in linear light at the patches'
 /// middles; 1 where no patch can be used.
-fn neutral_gains(image: &RgbImage, h: &[f64; 9]) -> Result<[f32; 3], VisionError> {
+fn neutral_gains(image: &RgbImage, h: &[f64; 9]) -> [f32; 3] {
     let mut ratios: [Vec<f32>; 3] = Default::default();
     for (i, (_, neutral)) in PATCHES.iter().enumerate() {
         if !neutral {
@@ -346,11 +341,11 @@ fn neutral_gains(image: &RgbImage, h: &[f64; 9]) -> Result<[f32; 3], VisionError
         v.sort_by(f32::total_cmp);
         v[v.len() / 2]
     };
-    Ok([
+    [
         median(&mut ratios[0]),
         median(&mut ratios[1]),
         median(&mut ratios[2]),
-    ])
+    ]
 }
 
 /// The photo white-balanced by the mat's neutral patches and warped to a top-down view of the
@@ -361,8 +356,7 @@ pub fn rectified(
     px_per_mm: f64,
 ) -> Result<RgbImage, VisionError> {
     let mut balanced = image.clone();
-    let [r, g, b] = mat.white_balance.map(f64::from);
-    ColourMatrix([[r, 0.0, 0.0], [0.0, g, 0.0], [0.0, 0.0, b]]).apply_to_image(&mut balanced);
+    ColourMatrix::diagonal(mat.white_balance).apply_to_image(&mut balanced);
     // Photo pixels from rectified pixels: (mat mm = pixel / px_per_mm) then to_photo.
     let h = mat.to_photo;
     let s = 1.0 / px_per_mm;
@@ -402,7 +396,7 @@ mod tests {
     use super::*;
 
     /// The mat drawn at 4 px/mm, seen tilted (a homography) under warm light, 1280×960.
-    fn photo_of_the_mat(gains: [f64; 3]) -> (RgbImage, [f64; 9]) {
+    fn photo_of_the_mat(gains: [f32; 3]) -> (RgbImage, [f64; 9]) {
         let mat = draw_mat(4.0).unwrap();
         // Mat pixels to photo pixels: the sheet's corners to a tilted quadrilateral.
         let (w, h) = (f64::from(mat.width()), f64::from(mat.height()));
@@ -431,12 +425,7 @@ mod tests {
         )
         .unwrap();
         let mut photo = mat_to_rgb(&out).unwrap();
-        ColourMatrix([
-            [gains[0], 0.0, 0.0],
-            [0.0, gains[1], 0.0],
-            [0.0, 0.0, gains[2]],
-        ])
-        .apply_to_image(&mut photo);
+        ColourMatrix::diagonal(gains).apply_to_image(&mut photo);
         // Millimetres to photo pixels: 4 px/mm, then the homography.
         let mut to_photo = [0.0; 9];
         for (i, v) in to_photo.iter_mut().enumerate() {

@@ -3,7 +3,7 @@
 //! OpenCV stores colour images as BGR and reports an unreadable file as an empty `Mat`, not an
 //! error; both are handled here so no other module has to remember.
 
-use image::RgbImage;
+use image::{GrayImage, RgbImage};
 use opencv::boxed_ref::BoxedRef;
 use opencv::core::{Mat, Scalar, Vec3b, Vector, CV_8UC1, CV_8UC3};
 use opencv::prelude::*;
@@ -93,6 +93,16 @@ pub fn read_rgb(path: &std::path::Path) -> Result<RgbImage, VisionError> {
 pub(crate) fn rgb_view(img: &RgbImage) -> Result<BoxedRef<'_, Mat>, VisionError> {
     let (w, h) = dims(img)?;
     Mat::new_rows_cols_with_bytes::<Vec3b>(h, w, img.as_raw())
+        .map_err(VisionError::opencv("viewing an image as a Mat"))
+}
+
+/// A zero-copy 8-bit 1-channel `Mat` over the pixels of a grey image.
+pub(crate) fn grey_view(img: &GrayImage) -> Result<BoxedRef<'_, Mat>, VisionError> {
+    let (w, h) = (img.width(), img.height());
+    if w == 0 || h == 0 {
+        return Err(VisionError::EmptyImage("GrayImage".into()));
+    }
+    Mat::new_rows_cols_with_data(h as i32, w as i32, img.as_raw().as_slice())
         .map_err(VisionError::opencv("viewing an image as a Mat"))
 }
 
