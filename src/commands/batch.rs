@@ -21,7 +21,7 @@ use super::report::write_report;
 use crate::cli::{BatchArgs, GameArg, PhotoOptions};
 use crate::frames::is_photo;
 use crate::outcome::{BadInput, Outcome};
-use crate::photo::load_photo;
+use crate::photo::decode_photo;
 
 /// The file of results, one JSON object a line, in the order photos finished.
 pub const RESULTS_FILE: &str = "results.jsonl";
@@ -238,18 +238,14 @@ pub fn batch(args: BatchArgs) -> Result<Outcome> {
 /// result too. An `Err` stops the batch (a folder that cannot be written).
 fn judge_photo(judge: &mut StackJudge, path: &Path, name: &str, out: &Path) -> Result<PhotoResult> {
     let started = Instant::now();
-    let image = match load_photo(path) {
+    let image = match decode_photo(path) {
         Ok(image) => image,
-        Err(e) => {
-            let message = e.to_string();
-            let why = message
-                .strip_prefix(&format!("{}: ", path.display()))
-                .unwrap_or(&message);
+        Err(why) => {
             return Ok(PhotoResult {
                 photo: name.to_owned(),
                 status: 2,
                 verdict: "unreadable".into(),
-                headline: why.to_owned(),
+                headline: why,
                 ms: started.elapsed().as_secs_f64() * 1000.0,
                 annotated: None,
                 thumbnail: None,

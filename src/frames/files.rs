@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use super::{Frame, FrameSource, SourceEvent};
 use crate::outcome::BadInput;
-use crate::photo::{load_photo, taken_at};
+use crate::photo::{decode_photo, taken_at};
 
 /// File extensions taken for photos (compared lower-cased).
 pub const PHOTO_EXTENSIONS: [&str; 3] = ["jpg", "jpeg", "png"];
@@ -117,22 +117,14 @@ impl FrameSource for PhotoFiles {
         let index = self.index;
         self.index += 1;
         let name = path.display().to_string();
-        Ok(match load_photo(&path) {
+        Ok(match decode_photo(&path) {
             Ok(image) => SourceEvent::Frame(Frame {
                 image,
                 name,
                 index,
                 time_s: None,
             }),
-            Err(e) => {
-                // The message names the photo first; the event names it already.
-                let message = e.to_string();
-                let why = message
-                    .strip_prefix(&format!("{name}: "))
-                    .unwrap_or(&message)
-                    .to_owned();
-                SourceEvent::Unreadable { name, why }
-            }
+            Err(why) => SourceEvent::Unreadable { name, why },
         })
     }
 
