@@ -33,12 +33,11 @@ use crate::photo::{load_camera, save_image};
 /// Format tag of the first line `watch --headless` prints.
 pub const WATCH_FORMAT: &str = "tablejudge/watch@1";
 
-/// Something worth telling: a line of JSON for programs (`event` names its kind), lines of
-/// text for people, and the annotated frame to keep with `--annotate`.
+/// Something worth telling: a line of JSON for programs (`event` names its kind) and lines
+/// of text for people.
 struct Announcement {
     event: Value,
     text: Vec<String>,
-    annotated: Option<RgbImage>,
 }
 
 /// A game judged from the settled scenes of a watch.
@@ -76,7 +75,6 @@ impl LiveJudge for LayersLive {
                     "result": verdict.json,
                 }),
                 text: vec![format!("{}: {}", frame.name, verdict.headline)],
-                annotated: self.judge.draw(&frame.image, &verdict),
             });
         }
         self.last = Some(verdict);
@@ -255,7 +253,6 @@ impl LiveJudge for CamouflageLive<'_> {
                     "placement": p,
                 }),
                 text: vec![placement_line(p)],
-                annotated: self.draw(&frame.image),
             });
         }
         Ok(said)
@@ -281,7 +278,6 @@ impl LiveJudge for CamouflageLive<'_> {
                 vec![Announcement {
                     event: json!({"event": "game", "status": "undecided", "reason": reason}),
                     text: vec![format!("undecided: {reason}")],
-                    annotated: None,
                 }],
                 Outcome::Undecided,
             ));
@@ -294,7 +290,6 @@ impl LiveJudge for CamouflageLive<'_> {
             .map(|p| Announcement {
                 event: json!({"event": "placement", "frame": self.names.last(), "placement": p}),
                 text: vec![placement_line(p)],
-                annotated: None,
             })
             .collect();
         let (status, reasons) = replay_status(&run, &placements);
@@ -309,11 +304,7 @@ impl LiveJudge for CamouflageLive<'_> {
             "history": run.history.as_ref().ok(),
             "report": run.report.as_ref().ok(),
         });
-        said.push(Announcement {
-            event,
-            text,
-            annotated: None,
-        });
+        said.push(Announcement { event, text });
         Ok((said, status_outcome(status)))
     }
 }
@@ -469,9 +460,16 @@ pub fn watch(args: WatchArgs) -> Result<Outcome> {
                     let said = judge.judge(&frame)?;
                     watcher.judge_times.push(started.elapsed());
                     watcher.judged_any = true;
-                    for (k, mut a) in said.into_iter().enumerate() {
-                        if let (Some(dir), Some(img)) = (&args.annotate, &a.annotated) {
-                            let path = save_annotated(dir, &frame, watcher.announced + k, img)?;
+                    // The frame drawn once, with what was judged in it, for every announcement.
+                    let saved = match (&args.annotate, said.is_empty()) {
+                        (Some(dir), false) => judge
+                            .draw(&frame.image)
+                            .map(|img| save_annotated(dir, &frame, &img))
+                            .transpose()?,
+                        _ => None,
+                    };
+                    for mut a in said {
+                        if let Some(path) = &saved {
                             a.event["annotated"] = json!(path);
                             a.text.push(format!("  annotated: {path}"));
                         }
@@ -634,9 +632,9 @@ fn exit_status(outcome: Outcome) -> u8 {
     }
 }
 
-/// Writes the `n`th announcement's annotated frame as `NNN_frame_NNNNNN.png`.
-fn save_annotated(dir: &Path, frame: &Frame, n: usize, image: &RgbImage) -> Result<String> {
-    let path = dir.join(format!("{n:03}_frame_{:06}.png", frame.index));
+/// Writes a frame with what was announced in it as `frame_NNNNNN.png`.
+fn save_annotated(dir: &Path, frame: &Frame, image: &RgbImage) -> Result<String> {
+    let path = dir.join(format!("frame_{:06}.png", frame.index));
     save_image(image, &path)?;
     Ok(path.display().to_string())
 }
