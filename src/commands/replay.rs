@@ -841,6 +841,8 @@ pub(crate) mod tests {
             stray_symbols: Vec::new(),
             lattice: Some(lattice),
             looks: Default::default(),
+            followed: false,
+            symbol_size: None,
         }
     }
 

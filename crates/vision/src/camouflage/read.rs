@@ -23,7 +23,7 @@ use super::lattice::{
 };
 use super::looks::{SquareLook, SquareLooks};
 use super::seeds::{
-    find_seeds, find_symbols_sized, luma, CentreLook, Seed, SYMBOL_CELLS, SYMBOL_SIDE,
+    find_seeds, find_symbols_where, luma, CentreLook, Seed, SYMBOL_CELLS, SYMBOL_SIDE,
 };
 use crate::camera::Camera;
 use crate::classify::{Classifier, ClassifierParams};
@@ -132,6 +132,15 @@ pub struct CamouflageReading {
     /// for new centres only where they changed.
     #[serde(skip)]
     pub looks: SquareLooks,
+    /// Whether the board was followed from an earlier reading ([`reread_camouflage`]), not
+    /// read whole: then no symbol lay unexplained within two squares of its centres, and
+    /// the next photo is searched for one only where it changed.
+    #[serde(skip)]
+    pub followed: bool,
+    /// The typical length of the centres' symbols in pixels, where following measured it
+    /// (or took it from the reading it followed).
+    #[serde(skip)]
+    pub symbol_size: Option<f32>,
 }
 
 impl CamouflageReading {
@@ -458,36 +467,136 @@ pub fn reread_camouflage(
             })
     };
     grow_centres_where(&lookup, &mut lattice, &mut fit, &mut centres, &mut changed);
-    if unexplained_symbol(image, &lookup, options, &lattice, &centres)? {
+    // A reading followed before vouches for the squares that have not changed since.
+    let unvouched = fullest
+        .symbol_size
+        .filter(|_| fullest.followed)
+        .map(|size| {
+            let squares = unvouched_squares(fullest, &centres, &orphans, |q| {
+                let was = fullest.looks.get(q)?;
+                let is = now
+                    .entry(q)
+                    .or_insert_with(|| SquareLook::measure(&lookup, &lattice, q))
+                    .as_ref()?;
+                Some(!is.differs(was))
+            });
+            (squares, size)
+        });
+    let vouched = unvouched.as_ref().map(|(squares, size)| Vouched {
+        squares,
+        symbol_size: *size,
+    });
+    let search = unexplained_symbol(
+        image,
+        &lookup,
+        options,
+        &lattice,
+        &centres,
+        vouched.as_ref(),
+    )?;
+    if search.missed {
         return Ok(None);
     }
     // Not looked for over squares that look like card with no centre ([`centres_over_orphans`]):
     // a card whose centre following missed has its symbol found (`unexplained_symbol`) or
     // leaves the photo to be read whole, while a pattern square beside such a centre may
     // pass for one (seed 4's game 8).
-    board_reading(&lookup, options, &[], &lattice, centres, &seen_before, 0).map(Some)
+    let mut reading = board_reading(&lookup, options, &[], &lattice, centres, &seen_before, 0)?;
+    reading.followed = true;
+    reading.symbol_size = search.symbol_size;
+    Ok(Some(reading))
+}
+
+/// The squares where a centre missed by following may lie although the reading followed
+/// from vouches for the rest: within two squares of a centre now (where
+/// [`unexplained_symbol`] looks), those that looked different then or were not looked at
+/// (`unchanged(square)` is `None` or false), that were out of the reach of its own search
+/// (more than two squares from its centres), that held a centre then and do not now, or that
+/// lie beside a square of card it found no centre for. Elsewhere the photo looks as it did,
+/// and that reading's search found no symbol unexplained there.
+pub(super) fn unvouched_squares(
+    fullest: &CamouflageReading,
+    centres: &BTreeMap<LatticePos, CentreLook>,
+    orphans: &[LatticePos],
+    mut unchanged: impl FnMut(LatticePos) -> Option<bool>,
+) -> BTreeSet<LatticePos> {
+    let centres_then: Vec<LatticePos> = fullest
+        .centres
+        .iter()
+        .filter_map(|c| fullest.lattice?.square_of(c.px))
+        .collect();
+    let near_now: BTreeSet<LatticePos> = centres
+        .keys()
+        .flat_map(|p| (-2..=2).flat_map(move |dr| (-2..=2).map(move |dc| p.offset(dr, dc))))
+        .collect();
+    near_now
+        .into_iter()
+        .filter(|&q| {
+            !centres_then.iter().any(|c| c.squares_from(q) <= 2)
+                || (centres_then.contains(&q) && !centres.contains_key(&q))
+                || orphans.iter().any(|o| o.within_one(q))
+                || unchanged(q) != Some(true)
+        })
+        .collect()
+}
+
+/// How far from a centre's square middle (in squares) a symbol is taken for that centre's.
+const NEAR_CENTRE: f32 = 0.35;
+
+/// What a reading followed before vouches for: the photo needs searching for a centre
+/// missed only on `squares` ([`unvouched_squares`]), and the centres' symbols are about
+/// `symbol_size` pixels long (measured over all of them when that reading's search was
+/// whole: the few centres near a change would be a small sample).
+pub(super) struct Vouched<'a> {
+    pub squares: &'a BTreeSet<LatticePos>,
+    pub symbol_size: f32,
+}
+
+/// What [`unexplained_symbol`] found.
+pub(super) struct SymbolSearch {
+    /// A symbol that looks like a centre missed.
+    pub missed: bool,
+    /// The typical length of the centres' symbols, pixels, where known.
+    pub symbol_size: Option<f32>,
 }
 
 /// Whether the photo shows a symbol on or beside the board, in the middle of a lattice
 /// square that is no centre found but looks like one, and of the size of the centres'
-/// symbols: a card's centre that following the board missed.
+/// symbols: a card's centre that following the board missed. With `vouched`, only its
+/// squares are searched.
 pub(super) fn unexplained_symbol(
     image: &RgbImage,
     lookup: &Lookup,
     options: &CamouflageReadOptions,
     lattice: &BoardLattice,
     centres: &BTreeMap<LatticePos, CentreLook>,
-) -> Result<bool, CamouflageReadError> {
+    vouched: Option<&Vouched>,
+) -> Result<SymbolSearch, CamouflageReadError> {
+    let nothing = |symbol_size| {
+        Ok(SymbolSearch {
+            missed: false,
+            symbol_size,
+        })
+    };
+    if let Some(v) = vouched.filter(|v| v.squares.is_empty()) {
+        return nothing(Some(v.symbol_size));
+    }
     // Only the board and two squares around it (its block grown by three squares) are
-    // searched; with a lens model the whole photo, as the lattice is undistorted.
+    // searched, or the squares not vouched for with a square round each; with a lens model
+    // the whole photo, as the lattice is undistorted.
+    let wanted_square = |p: LatticePos| vouched.is_none_or(|v| v.squares.contains(&p));
+    let searched: Vec<(LatticePos, f32)> = match vouched {
+        None => centres.keys().map(|&p| (p, 3.0)).collect(),
+        Some(v) => v.squares.iter().map(|&p| (p, 1.5)).collect(),
+    };
     let (left, top, right, bottom) = match options.camera {
         Some(_) => (0, 0, image.width(), image.height()),
         None => {
-            let [x0, y0, x1, y1] = centres
-                .keys()
-                .flat_map(|p| {
+            let [x0, y0, x1, y1] = searched
+                .iter()
+                .flat_map(|&(p, d)| {
                     let (c, r) = (p.col as f32, p.row as f32);
-                    [[-3.0, -3.0], [3.0, -3.0], [3.0, 3.0], [-3.0, 3.0]]
+                    [[-d, -d], [d, -d], [d, d], [-d, d]]
                         .map(|[dc, dr]| lattice.to_photo([c + dc, r + dr]))
                 })
                 .flatten()
@@ -505,32 +614,47 @@ pub(super) fn unexplained_symbol(
             )
         }
     };
+    let known_size = vouched.map(|v| v.symbol_size);
     if right <= left || bottom <= top {
-        return Ok(false);
+        return nothing(known_size);
     }
     let part = image::imageops::crop_imm(image, left, top, right - left, bottom - top).to_image();
     let short = image.width().min(image.height()) as i32;
-    let on_lattice: Vec<([f32; 2], f32)> = find_symbols_sized(&part, short)?
-        .iter()
-        .filter_map(|s| {
-            let at = [s.centre[0] + left as f32, s.centre[1] + top as f32];
-            Some((lattice.to_lattice(undistorted(options.camera, at))?, s.size))
-        })
-        .collect();
-    let mut sizes: Vec<f32> = on_lattice
-        .iter()
-        .filter(|([c, r], _)| {
-            centres
-                .keys()
-                .any(|p| (p.col as f32 - c).hypot(p.row as f32 - r) < 0.35)
-        })
-        .map(|&(_, size)| size)
-        .collect();
-    sizes.sort_by(f32::total_cmp);
-    let Some(&typical) = sizes.get(sizes.len() / 2) else {
-        return Ok(false);
+    let on_lattice_at = |centre: [f32; 2]| {
+        let at = [centre[0] + left as f32, centre[1] + top as f32];
+        lattice.to_lattice(undistorted(options.camera, at))
     };
-    Ok(on_lattice.iter().any(|&([c, r], size)| {
+    // Only symbols near the middle of a square within two of a centre are weighed below
+    // (and, where their size is not known yet, the centres' own).
+    let wanted = |centre: [f32; 2]| {
+        on_lattice_at(centre).is_some_and(|[c, r]| {
+            let pos = LatticePos::new(r.round() as i32, c.round() as i32);
+            (c - c.round()).hypot(r - r.round()) < NEAR_CENTRE
+                && ((known_size.is_none() && centres.contains_key(&pos))
+                    || (wanted_square(pos) && centres.keys().any(|p| p.squares_from(pos) <= 2)))
+        })
+    };
+    let on_lattice: Vec<([f32; 2], f32)> = find_symbols_where(&part, short, &wanted)?
+        .iter()
+        .filter_map(|s| Some((on_lattice_at(s.centre)?, s.size)))
+        .collect();
+    let typical = known_size.or_else(|| {
+        let mut sizes: Vec<f32> = on_lattice
+            .iter()
+            .filter(|([c, r], _)| {
+                centres
+                    .keys()
+                    .any(|p| (p.col as f32 - c).hypot(p.row as f32 - r) < NEAR_CENTRE)
+            })
+            .map(|&(_, size)| size)
+            .collect();
+        sizes.sort_by(f32::total_cmp);
+        sizes.get(sizes.len() / 2).copied()
+    });
+    let Some(typical) = typical else {
+        return nothing(None);
+    };
+    let missed = on_lattice.iter().any(|&([c, r], size)| {
         let pos = LatticePos::new(r.round() as i32, c.round() as i32);
         let middle = (c - c.round()).hypot(r - r.round()) < 0.25;
         let near = centres.keys().any(|p| p.squares_from(pos) <= 2);
@@ -544,10 +668,15 @@ pub(super) fn unexplained_symbol(
         };
         middle
             && near
+            && wanted_square(pos)
             && !centres.contains_key(&pos)
             && (0.6 * typical..=1.6 * typical).contains(&size)
             && looks_centre()
-    }))
+    });
+    Ok(SymbolSearch {
+        missed,
+        symbol_size: Some(typical),
+    })
 }
 
 /// Reads every separate board in a photo (Not My Stack!: one per player's location), at most
@@ -1127,6 +1256,8 @@ fn board_reading(
         looks: SquareLooks::around(lookup, &lattice, centres.keys()),
         centres: group_symbols(&lattice, &centres),
         lattice: Some(lattice),
+        followed: false,
+        symbol_size: None,
     })
 }
 

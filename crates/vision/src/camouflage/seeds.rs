@@ -64,12 +64,17 @@ pub(crate) struct Symbol {
 /// is light and even: stock, not a pattern's texture. The band hugs the ink, so the test does
 /// not depend on how large the symbol is within its square.
 pub(crate) fn find_symbols(image: &RgbImage) -> Result<Vec<Symbol>, VisionError> {
-    find_symbols_sized(image, image.width().min(image.height()) as i32)
+    find_symbols_where(image, image.width().min(image.height()) as i32, &|_| true)
 }
 
-/// [`find_symbols`] in a part of a photo whose short side is `short` pixels: symbols are
-/// looked for at the sizes of the whole photo.
-pub(crate) fn find_symbols_sized(image: &RgbImage, short: i32) -> Result<Vec<Symbol>, VisionError> {
+/// [`find_symbols`] in a part of a photo whose short side is `short` pixels (symbols are
+/// looked for at the sizes of the whole photo), only where `wanted(centre)` says a symbol
+/// would matter: the test of the stock around each blob is most of the search's time.
+pub(crate) fn find_symbols_where(
+    image: &RgbImage,
+    short: i32,
+    wanted: &dyn Fn([f32; 2]) -> bool,
+) -> Result<Vec<Symbol>, VisionError> {
     let cv = VisionError::opencv;
     let rgb = rgb_to_mat(image)?;
     let mut grey = Mat::default();
@@ -137,6 +142,9 @@ pub(crate) fn find_symbols_sized(image: &RgbImage, short: i32) -> Result<Vec<Sym
                 crate::geom::dist(s.centre, centre) < 0.5 * s.size.max(size)
                     && s.size.max(size) < 2.0 * s.size.min(size)
             }) {
+                continue;
+            }
+            if !wanted(centre) {
                 continue;
             }
             let window = (x, y, bw, bh);

@@ -1,6 +1,6 @@
 //! The reader against rendered boards, whose truth is known square by square.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -1414,6 +1414,12 @@ fn the_next_photo_of_a_series_is_read_from_the_last() {
     let whole = read(&image, &set).unwrap();
     assert_eq!(again.picture, whole.picture);
     assert_eq!(again.side, whole.side);
+    assert!(again.followed && !before.followed && !whole.followed);
+    // Followed again from that followed reading: it vouches for the squares unchanged.
+    let still = reread_camouflage(&image, &options, &[&before, &again])
+        .unwrap()
+        .expect("nothing changed");
+    assert_eq!(still.picture, again.picture);
 
     // After it, a photo with a hand over the board: two centres seen, and a lattice fitted
     // to them that is off by 8% away from them. The board is followed from the fuller one.
@@ -1574,10 +1580,69 @@ fn a_symbol_on_no_centre_found_is_a_centre_missed() {
     let (image, _) = scene(&set, 10, 2, Degradation::Realistic);
     let reading = read(&image, &set).unwrap();
     let mut centres = centre_looks(&image, &reading);
-    assert!(!unexplained_symbol(&image, &reading, &centres));
+    let whole = unexplained_symbol(&image, &reading, &centres, None);
+    assert!(!whole.missed);
+    let size = whole.symbol_size.expect("the centres' symbols measured");
     let missed = *centres.keys().nth(3).unwrap();
     centres.remove(&missed);
-    assert!(unexplained_symbol(&image, &reading, &centres));
+    assert!(unexplained_symbol(&image, &reading, &centres, None).missed);
+    // Searched only where a reading followed before does not vouch for the photo: found
+    // there, and not looked for elsewhere.
+    let only = |squares: &[LatticePos]| squares.iter().copied().collect::<BTreeSet<_>>();
+    let search = |squares: &BTreeSet<LatticePos>| {
+        let vouched = super::read::Vouched {
+            squares,
+            symbol_size: size,
+        };
+        unexplained_symbol(&image, &reading, &centres, Some(&vouched)).missed
+    };
+    assert!(search(&only(&[missed])));
+    assert!(!search(&only(&[missed.offset(0, 1)])));
+    assert!(!search(&only(&[])));
+}
+
+/// A reading followed from another needs its symbols searched for only where that one does
+/// not vouch for the photo: squares changed or not looked at, beyond its search's reach,
+/// where it had a centre and this one has none, or beside a square of card it found no
+/// centre for.
+#[test]
+fn a_followed_reading_vouches_for_the_squares_unchanged() {
+    let set = set();
+    let (image, _) = scene(&set, 10, 2, Degradation::Realistic);
+    let reading = read(&image, &set).unwrap();
+    let centres = centre_looks(&image, &reading);
+    let unvouched = |centres: &BTreeMap<LatticePos, _>,
+                     orphans: &[LatticePos],
+                     changed: &[LatticePos]| {
+        super::read::unvouched_squares(&reading, centres, orphans, |q| Some(!changed.contains(&q)))
+    };
+    let set_of = |squares: &[LatticePos]| squares.iter().copied().collect::<BTreeSet<_>>();
+    assert_eq!(unvouched(&centres, &[], &[]), set_of(&[]));
+    let first = *centres.keys().next().unwrap();
+    let beside = first.offset(1, 1);
+    assert_eq!(unvouched(&centres, &[], &[beside]), set_of(&[beside]));
+    // A centre gone.
+    let mut fewer = centres.clone();
+    fewer.remove(&first);
+    let gone = unvouched(&fewer, &[], &[]);
+    assert!(gone.contains(&first), "{gone:?}");
+    assert!(gone.iter().all(|q| *q == first), "{gone:?}");
+    // Beside an orphan square.
+    let orphans = unvouched(&centres, &[beside], &[]);
+    assert!(orphans.iter().all(|q| q.within_one(beside)), "{orphans:?}");
+    assert!(orphans.contains(&first), "{orphans:?}");
+    // A centre far out (no new card lies so, but the reach is what is tested): the squares
+    // near it and more than two squares from every centre before.
+    let bottom = *centres.keys().max_by_key(|p| p.row).unwrap();
+    let far = bottom.offset(4, 0);
+    let mut more = centres.clone();
+    more.insert(far, centres[&first]);
+    let reach = unvouched(&more, &[], &[]);
+    assert!(
+        reach.contains(&far) && reach.contains(&far.offset(2, 0)),
+        "{reach:?}"
+    );
+    assert!(!reach.contains(&far.offset(-2, 0)), "{reach:?}");
 }
 
 /// The look of each centre `reading` found in `image`, where its lattice puts it.
@@ -1604,11 +1669,12 @@ fn unexplained_symbol(
     image: &image::RgbImage,
     reading: &CamouflageReading,
     centres: &BTreeMap<LatticePos, super::seeds::CentreLook>,
-) -> bool {
+    vouched: Option<&super::read::Vouched>,
+) -> super::read::SymbolSearch {
     let lattice = reading.lattice.unwrap();
     let lookup = crate::refine::Lookup::new(image, None);
     let options = CamouflageReadOptions::default();
-    super::read::unexplained_symbol(image, &lookup, &options, &lattice, centres).unwrap()
+    super::read::unexplained_symbol(image, &lookup, &options, &lattice, centres, vouched).unwrap()
 }
 
 /// Asserts that the photo of `spec` reads every centre and no other.
@@ -2155,7 +2221,7 @@ fn a_gingham_crossing_beside_the_board_is_no_centre_missed() {
         assert_eq!(compare(&reading, &truth).centres_missed, 0, "seed {seed}");
         let centres = centre_looks(&image, &reading);
         assert!(
-            !unexplained_symbol(&image, &reading, &centres),
+            !unexplained_symbol(&image, &reading, &centres, None).missed,
             "period {period}, seed {seed}"
         );
     }
