@@ -137,6 +137,16 @@ fn a_watched_video_announces_each_new_verdict_once_and_skips_the_hand() {
     assert_eq!(ended["frames"], 44);
     assert_eq!(ended["judged"], 2, "{ended}");
     assert_eq!(ended["announced"], 2);
+    let judge_ms = |key: &str| {
+        ended[key]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{key}: {ended}"))
+    };
+    assert!(
+        0.0 < judge_ms("judge_ms_median")
+            && judge_ms("judge_ms_median") <= judge_ms("judge_ms_max"),
+        "{ended}"
+    );
     for verdict in [first, second] {
         let path = verdict["annotated"].as_str().expect("an annotated frame");
         let img = image::open(path).expect("the annotated frame was written");

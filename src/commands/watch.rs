@@ -2,10 +2,11 @@
 //! (Layers+) or card laid (Camouflage) once; and `tablejudge cameras`, the webcams there are.
 
 use std::collections::HashSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use anyhow::Result;
+use anyhow::{anyhow, Result};
 use image::RgbImage;
 use serde_json::{json, Value};
 use tablejudge_rules::camouflage::{CamouflageSet, GameRules, Mode, PlacementRules, SideIdx};
@@ -345,17 +346,21 @@ fn track(tracker: &mut Tracker<'_>, reading: &Result<CamouflageReading, String>)
 }
 
 /// Prints announcements: JSON lines for programs, lines of text for people.
+#[derive(Clone, Copy)]
 struct Announcer {
     json: bool,
 }
 
 impl Announcer {
     fn say(&self, event: &Value, text: &[String]) -> Result<()> {
+        use std::io::Write as _;
+        // One lock for all the lines: the judging thread and the watching one both announce.
+        let mut out = std::io::stdout().lock();
         if self.json {
-            outln!("{}", serde_json::to_string(event)?);
+            writeln!(out, "{}", serde_json::to_string(event)?)?;
         } else {
             for line in text {
-                outln!("{line}");
+                writeln!(out, "{line}")?;
             }
         }
         Ok(())
@@ -367,7 +372,7 @@ pub fn watch(args: WatchArgs) -> Result<Outcome> {
         GameArg::Camouflage => Some(load_camouflage_set(&args.set)?),
         GameArg::Layers => None,
     };
-    let mut judge: Box<dyn LiveJudge + '_> = match (&args.game, &camouflage_set) {
+    let judge: Box<dyn LiveJudge + Send + '_> = match (&args.game, &camouflage_set) {
         (GameArg::Camouflage, Some(set)) => Box::new(camouflage_live(&args, set)?),
         _ => {
             let mission = args.mission.source().ok_or_else(|| {
@@ -448,83 +453,74 @@ pub fn watch(args: WatchArgs) -> Result<Outcome> {
         judged_any: false,
         frames: 0,
         watch_time: Duration::ZERO,
-        judge_times: Vec::new(),
-        announced: 0,
     };
-    loop {
-        match source.next_event()? {
-            SourceEvent::End => break,
-            SourceEvent::Frame(frame) => {
-                if watcher.settled(&frame) {
-                    let started = Instant::now();
-                    let said = judge.judge(&frame)?;
-                    watcher.judge_times.push(started.elapsed());
-                    watcher.judged_any = true;
-                    // The frame drawn once, with what was judged in it, for every announcement.
-                    let saved = match (&args.annotate, said.is_empty()) {
-                        (Some(dir), false) => judge
-                            .draw(&frame.image)
-                            .map(|img| save_annotated(dir, &frame, &img))
-                            .transpose()?,
-                        _ => None,
-                    };
-                    for mut a in said {
-                        if let Some(path) = &saved {
-                            a.event["annotated"] = json!(path);
-                            a.text.push(format!("  annotated: {path}"));
-                        }
-                        announcer.say(&a.event, &a.text)?;
-                        watcher.announced += 1;
-                    }
-                }
-                if let Some(w) = window.as_mut() {
-                    let shown = watcher.preview(&frame.image, judge.as_ref());
-                    if !w.show(&shown).map_err(|e| BadInput(e.to_string()))? {
-                        break;
-                    }
-                }
-            }
-            SourceEvent::Unreadable { name, why } => announcer.say(
-                &json!({"event": "unreadable", "frame": name, "why": why}),
-                &[format!("{name}: skipped: {why}")],
-            )?,
-            SourceEvent::Lost { why } => announcer.say(
-                &json!({"event": "camera_lost", "why": why}),
-                &[format!(
-                    "the camera stopped ({why}); waiting for it to come back"
-                )],
-            )?,
-            SourceEvent::Reopened => announcer.say(
-                &json!({"event": "camera_reopened"}),
-                &["the camera is back".to_owned()],
-            )?,
+    let scenes = SceneJudge {
+        judge: Mutex::new(judge),
+        mailbox: Mutex::new(Mailbox::default()),
+        posted: Condvar::new(),
+        annotate: args.annotate.clone(),
+        announcer,
+        record: Mutex::new(JudgeRecord::default()),
+    };
+    // A camera goes on giving frames while a scene is judged: the judge has a thread of its
+    // own, so that watching and the preview keep the camera's pace. A file waits, and every
+    // scene in it is judged in turn.
+    let live = source.is_live();
+    std::thread::scope(|scope| -> Result<()> {
+        let worker = live.then(|| scope.spawn(|| scenes.serve()));
+        let watched = watch_frames(
+            source.as_mut(),
+            &scenes,
+            &mut watcher,
+            window.as_mut(),
+            live,
+        );
+        scenes.close();
+        if let Some(worker) = worker {
+            worker
+                .join()
+                .map_err(|_| anyhow!("the thread judging the scenes stopped"))??;
         }
-    }
+        watched
+    })?;
+    let mut record = scenes
+        .record
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner);
+    let judge = scenes
+        .judge
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner);
     let (said, outcome) = judge.finish()?;
     for a in &said {
         announcer.say(&a.event, &a.text)?;
-        watcher.announced += 1;
+        record.announced += 1;
     }
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    let judged = watcher.judge_times.len();
+    let judged = record.judge_times.len();
     let watch_ms = ms(watcher.watch_time) / watcher.frames.max(1) as f64;
     let judge_mean =
-        (judged > 0).then(|| ms(watcher.judge_times.iter().sum::<Duration>()) / judged as f64);
+        (judged > 0).then(|| ms(record.judge_times.iter().sum::<Duration>()) / judged as f64);
+    let mut sorted = record.judge_times.clone();
+    sorted.sort();
+    let judge_median = sorted.get(judged / 2).map(|&d| ms(d));
     announcer.say(
         &json!({
             "event": "ended",
             "frames": watcher.frames,
             "judged": judged,
-            "announced": watcher.announced,
+            "announced": record.announced,
+            "passed_over": record.passed_over,
             "watch_ms_per_frame": watch_ms,
             "judge_ms_mean": judge_mean,
-            "judge_ms_max": watcher.judge_times.iter().max().map(|&d| ms(d)),
+            "judge_ms_median": judge_median,
+            "judge_ms_max": record.judge_times.iter().max().map(|&d| ms(d)),
         }),
         &[format!(
             "{} frames, {judged} scenes judged, {} announced; watching {watch_ms:.1} ms a \
              frame{}",
             watcher.frames,
-            watcher.announced,
+            record.announced,
             judge_mean
                 .map(|ms| format!(", judging {ms:.1} ms a scene"))
                 .unwrap_or_default()
@@ -565,7 +561,196 @@ fn camouflage_live<'s>(args: &WatchArgs, set: &'s CamouflageSet) -> Result<Camou
     Ok(CamouflageLive::new(set, rules, camera, side))
 }
 
-/// The state of a watch between frames: when the scene settles, and what it cost.
+/// Reads the frames until the source ends or the preview window is closed, handing each
+/// settled scene to `scenes`: judged at once, or with `live` posted to the judging thread
+/// (which a later scene replaces if it has not been taken yet).
+fn watch_frames(
+    source: &mut dyn FrameSource,
+    scenes: &SceneJudge<'_>,
+    watcher: &mut Watcher,
+    mut window: Option<&mut PreviewWindow>,
+    live: bool,
+) -> Result<()> {
+    let say = |event: Value, text: String| scenes.announcer.say(&event, &[text]);
+    loop {
+        match source.next_event()? {
+            SourceEvent::End => return Ok(()),
+            SourceEvent::Frame(frame) => {
+                let settled = watcher.settled(&frame);
+                watcher.judged_any |= settled;
+                if settled && !live {
+                    scenes.judge_scene(&frame)?;
+                }
+                if let Some(w) = window.as_deref_mut() {
+                    let shown = scenes.preview(watcher, &frame.image);
+                    if !w.show(&shown).map_err(|e| BadInput(e.to_string()))? {
+                        return Ok(());
+                    }
+                }
+                // A judging thread that stopped has its error returned when it is joined.
+                if live
+                    && !(if settled {
+                        scenes.post(frame)
+                    } else {
+                        scenes.open()
+                    })
+                {
+                    return Ok(());
+                }
+            }
+            SourceEvent::Unreadable { name, why } => say(
+                json!({"event": "unreadable", "frame": name, "why": why}),
+                format!("{name}: skipped: {why}"),
+            )?,
+            SourceEvent::Lost { why } => say(
+                json!({"event": "camera_lost", "why": why}),
+                format!("the camera stopped ({why}); waiting for it to come back"),
+            )?,
+            SourceEvent::Reopened => say(
+                json!({"event": "camera_reopened"}),
+                "the camera is back".to_owned(),
+            )?,
+        }
+    }
+}
+
+/// Judges the settled scenes of a watch, in the watching thread or in one of its own
+/// ([`SceneJudge::serve`]), and announces what is new in each.
+struct SceneJudge<'j> {
+    judge: Mutex<Box<dyn LiveJudge + Send + 'j>>,
+    mailbox: Mutex<Mailbox>,
+    /// Signalled when a scene is posted or the mailbox closed.
+    posted: Condvar,
+    annotate: Option<PathBuf>,
+    announcer: Announcer,
+    record: Mutex<JudgeRecord>,
+}
+
+/// The scene waiting for the judging thread.
+#[derive(Default)]
+struct Mailbox {
+    pending: Option<Frame>,
+    /// No more scenes will come (the frames ended, or the judging failed).
+    closed: bool,
+    /// Settled scenes replaced by a later one before they were judged.
+    passed_over: usize,
+}
+
+/// What the judging cost and said.
+#[derive(Default)]
+struct JudgeRecord {
+    judge_times: Vec<Duration>,
+    announced: usize,
+    passed_over: usize,
+}
+
+/// A lock whose holder panicked: the panic is reported when the thread is joined.
+fn lock<T>(mutex: &Mutex<T>) -> Result<MutexGuard<'_, T>> {
+    mutex
+        .lock()
+        .map_err(|_| anyhow!("the thread judging the scenes stopped"))
+}
+
+impl SceneJudge<'_> {
+    /// Judges one settled scene and announces what is new in it, drawing the frame for
+    /// `--annotate` once for all of it.
+    fn judge_scene(&self, frame: &Frame) -> Result<()> {
+        let mut judge = lock(&self.judge)?;
+        let started = Instant::now();
+        let said = judge.judge(frame)?;
+        let took = started.elapsed();
+        let saved = match (&self.annotate, said.is_empty()) {
+            (Some(dir), false) => judge
+                .draw(&frame.image)
+                .map(|img| save_annotated(dir, frame, &img))
+                .transpose()?,
+            _ => None,
+        };
+        drop(judge);
+        let mut record = lock(&self.record)?;
+        record.judge_times.push(took);
+        for mut a in said {
+            if let Some(path) = &saved {
+                a.event["annotated"] = json!(path);
+                a.text.push(format!("  annotated: {path}"));
+            }
+            self.announcer.say(&a.event, &a.text)?;
+            record.announced += 1;
+        }
+        Ok(())
+    }
+
+    /// The judging thread: judges each scene posted until the mailbox is closed and empty.
+    /// A failure closes it, so that the watching stops too.
+    fn serve(&self) -> Result<()> {
+        loop {
+            let frame = {
+                let mut mailbox = lock(&self.mailbox)?;
+                loop {
+                    if let Some(frame) = mailbox.pending.take() {
+                        break frame;
+                    }
+                    if mailbox.closed {
+                        let passed_over = mailbox.passed_over;
+                        drop(mailbox);
+                        lock(&self.record)?.passed_over = passed_over;
+                        return Ok(());
+                    }
+                    mailbox = self
+                        .posted
+                        .wait(mailbox)
+                        .map_err(|_| anyhow!("the watching thread stopped"))?;
+                }
+            };
+            if let Err(e) = self.judge_scene(&frame) {
+                self.close();
+                return Err(e);
+            }
+        }
+    }
+
+    /// Posts a settled scene to the judging thread, in place of one it has not taken yet;
+    /// false once the mailbox is closed.
+    fn post(&self, frame: Frame) -> bool {
+        let mut mailbox = self.mailbox.lock().unwrap_or_else(PoisonError::into_inner);
+        if mailbox.closed {
+            return false;
+        }
+        if mailbox.pending.replace(frame).is_some() {
+            mailbox.passed_over += 1;
+        }
+        self.posted.notify_one();
+        true
+    }
+
+    /// Whether scenes may still be posted.
+    fn open(&self) -> bool {
+        !self
+            .mailbox
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .closed
+    }
+
+    fn close(&self) {
+        self.mailbox
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .closed = true;
+        self.posted.notify_all();
+    }
+
+    /// The preview of `image`: with the last judgement drawn over it, unless a scene is
+    /// being judged right now.
+    fn preview(&self, watcher: &Watcher, image: &RgbImage) -> RgbImage {
+        match self.judge.try_lock() {
+            Ok(judge) => watcher.preview(image, Some(&**judge)),
+            Err(_) => watcher.preview(image, None),
+        }
+    }
+}
+
+/// The state of a watch between frames: when the scene settles, and what watching cost.
 struct Watcher {
     /// For a stream: finds the moments the scene settles. `None` for photos, each a scene.
     detector: Option<SettleDetector>,
@@ -575,8 +760,6 @@ struct Watcher {
     judged_any: bool,
     frames: u64,
     watch_time: Duration,
-    judge_times: Vec<Duration>,
-    announced: usize,
 }
 
 impl Watcher {
@@ -600,9 +783,13 @@ impl Watcher {
     }
 
     /// What the preview shows of `image`: the last judgement drawn over it while the scene
-    /// is still, else the frame with what is awaited.
-    fn preview(&self, image: &RgbImage, judge: &dyn LiveJudge) -> RgbImage {
+    /// is still, else the frame with what is awaited. `judge` is `None` while a scene is
+    /// being judged.
+    fn preview(&self, image: &RgbImage, judge: Option<&dyn LiveJudge>) -> RgbImage {
         let still = self.detector.is_none() || self.still_run >= self.still_frames;
+        let Some(judge) = judge else {
+            return annotate(image, &[], "JUDGING: reading the table", CellMark::Doubtful);
+        };
         let drawn = if still { judge.draw(image) } else { None };
         drawn.unwrap_or_else(|| {
             let banner = if self.judged_any {
@@ -660,4 +847,128 @@ pub fn cameras(output: Output) -> Result<Outcome> {
         }
     }
     Ok(Outcome::Pass)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc::{channel, Receiver, Sender};
+    use std::sync::Arc;
+
+    use super::*;
+
+    /// Three still scenes of a camera, ten frames each: a dark card on a light table, moved
+    /// between them. The frames of the second wait until the first is being judged
+    /// (`judging`).
+    struct Camera {
+        next: u64,
+        judging: Receiver<()>,
+    }
+
+    impl FrameSource for Camera {
+        fn next_event(&mut self) -> Result<SourceEvent> {
+            let index = self.next;
+            self.next += 1;
+            let scene = index / 10;
+            if scene > 2 {
+                return Ok(SourceEvent::End);
+            }
+            if index == 10 {
+                self.judging.recv()?;
+            }
+            let card = 4 + 20 * scene as u32..20 + 20 * scene as u32;
+            let image = RgbImage::from_fn(64, 48, |x, _| {
+                image::Rgb([if card.contains(&x) { 30 } else { 220 }; 3])
+            });
+            Ok(SourceEvent::Frame(Frame {
+                image,
+                name: format!("frame {index}"),
+                index,
+                time_s: None,
+            }))
+        }
+
+        fn name(&self) -> &str {
+            "camera"
+        }
+
+        fn is_stream(&self) -> bool {
+            true
+        }
+
+        fn is_live(&self) -> bool {
+            true
+        }
+    }
+
+    /// A judge that says when it starts on a scene and finishes only when let through.
+    struct SlowJudge {
+        judging: Sender<()>,
+        let_through: Receiver<()>,
+        judged: Arc<Mutex<Vec<u64>>>,
+    }
+
+    impl LiveJudge for SlowJudge {
+        fn judge(&mut self, frame: &Frame) -> Result<Vec<Announcement>> {
+            // The camera stops asking once it has what it waited for.
+            let _ = self.judging.send(());
+            self.let_through.recv()?;
+            self.judged.lock().unwrap().push(frame.index);
+            Ok(Vec::new())
+        }
+
+        fn draw(&self, _: &RgbImage) -> Option<RgbImage> {
+            None
+        }
+
+        fn finish(self: Box<Self>) -> Result<(Vec<Announcement>, Outcome)> {
+            Ok((Vec::new(), Outcome::Pass))
+        }
+    }
+
+    /// A camera's frames are watched while a scene is judged; a scene that settles while
+    /// another waits to be judged takes its place, and the last one is judged at the end.
+    #[test]
+    fn a_slow_judgement_does_not_hold_up_a_cameras_frames() {
+        let (judging_tx, judging) = channel();
+        let (let_through, let_through_rx) = channel();
+        let judged = Arc::new(Mutex::new(Vec::new()));
+        let scenes = SceneJudge {
+            judge: Mutex::new(Box::new(SlowJudge {
+                judging: judging_tx,
+                let_through: let_through_rx,
+                judged: Arc::clone(&judged),
+            })),
+            mailbox: Mutex::new(Mailbox::default()),
+            posted: Condvar::new(),
+            annotate: None,
+            announcer: Announcer { json: true },
+            record: Mutex::new(JudgeRecord::default()),
+        };
+        let mut camera = Camera { next: 0, judging };
+        let mut watcher = Watcher {
+            detector: Some(SettleDetector::new(3)),
+            still_frames: 3,
+            still_run: 0,
+            judged_any: false,
+            frames: 0,
+            watch_time: Duration::ZERO,
+        };
+        std::thread::scope(|scope| {
+            let worker = scope.spawn(|| scenes.serve());
+            watch_frames(&mut camera, &scenes, &mut watcher, None, true).unwrap();
+            // Every frame watched while the first scene is still being judged.
+            assert_eq!(watcher.frames, 30);
+            assert!(judged.lock().unwrap().is_empty());
+            scenes.close();
+            for _ in 0..2 {
+                let_through.send(()).unwrap();
+            }
+            worker.join().unwrap().unwrap();
+        });
+        // Each scene settles on its fourth frame; the second gave way to the third.
+        assert_eq!(*judged.lock().unwrap(), [3, 23]);
+        let record = scenes.record.into_inner().unwrap();
+        assert_eq!(record.judge_times.len(), 2);
+        assert_eq!(record.passed_over, 1);
+    }
 }

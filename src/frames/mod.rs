@@ -60,6 +60,11 @@ pub trait FrameSource {
     /// Whether frames come as a stream, where a scene must be still for a moment before it
     /// is judged; photos are each a still scene of their own.
     fn is_stream(&self) -> bool;
+    /// Whether frames come at their own pace whether or not they are read (a camera): then a
+    /// slow judgement must not hold up the reading of the frames. A file waits to be read.
+    fn is_live(&self) -> bool {
+        false
+    }
 }
 
 /// Opens `path` as a source: a folder of photos (in file-name order, or EXIF time when every

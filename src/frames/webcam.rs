@@ -120,6 +120,10 @@ impl FrameSource for Webcam {
     fn is_stream(&self) -> bool {
         true
     }
+
+    fn is_live(&self) -> bool {
+        true
+    }
 }
 
 struct NokhwaCapture {
