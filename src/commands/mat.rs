@@ -5,8 +5,8 @@ use std::path::Path;
 use anyhow::Result;
 use pdf_writer::{Content, Finish, Name, Pdf, Rect, Ref, Str};
 use tablejudge_vision::judge_mat::{
-    draw_mat, marker_cells, marker_origin_mm, patch_origin_mm, MARKER_IDS, MARKER_MM, PAPER_MM,
-    PATCHES, PATCH_MM, PLAY_AREA_MM, SCALE_BAR_MM,
+    draw_mat, marker_squares_mm, patch_origin_mm, PAPER_MM, PATCHES, PATCH_MM, PLAY_AREA_MM,
+    SCALE_BAR_MM,
 };
 
 use crate::outcome::{BadInput, Outcome};
@@ -78,22 +78,8 @@ fn mat_pdf() -> Result<Vec<u8>> {
         );
     };
     c.set_fill_rgb(0.0, 0.0, 0.0);
-    for (k, &id) in MARKER_IDS.iter().enumerate() {
-        let (mx, my) = marker_origin_mm(k);
-        let cell = MARKER_MM / 6.0;
-        for (r, row) in marker_cells(id)?.iter().enumerate() {
-            for (col, &black) in row.iter().enumerate() {
-                if black {
-                    rect(
-                        &mut c,
-                        mx + col as f64 * cell,
-                        my + r as f64 * cell,
-                        cell,
-                        cell,
-                    );
-                }
-            }
-        }
+    for (x, y, side) in marker_squares_mm()? {
+        rect(&mut c, x, y, side, side);
     }
     c.fill_nonzero();
     for (i, (colour, _)) in PATCHES.iter().enumerate() {

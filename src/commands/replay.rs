@@ -841,7 +841,6 @@ pub(crate) mod tests {
             stray_symbols: Vec::new(),
             lattice: Some(lattice),
             looks: Default::default(),
-            followed: false,
             symbol_size: None,
         }
     }

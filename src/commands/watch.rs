@@ -587,15 +587,16 @@ fn watch_frames(
                         return Ok(());
                     }
                 }
-                // A judging thread that stopped has its error returned when it is joined.
-                if live
-                    && !(if settled {
+                if live {
+                    let open = if settled {
                         scenes.post(frame)
                     } else {
                         scenes.open()
-                    })
-                {
-                    return Ok(());
+                    };
+                    // A judging thread that stopped has its error returned when it is joined.
+                    if !open {
+                        return Ok(());
+                    }
                 }
             }
             SourceEvent::Unreadable { name, why } => say(

@@ -87,6 +87,24 @@ pub fn marker_cells(id: i32) -> Result<[[bool; 6]; 6], VisionError> {
     Ok(cells)
 }
 
+/// The black squares of the four markers, each `(x, y, side)` in mat millimetres from the
+/// top left: what both the raster and the PDF mat draw.
+pub fn marker_squares_mm() -> Result<Vec<(f64, f64, f64)>, VisionError> {
+    let cell = MARKER_MM / 6.0;
+    let mut squares = Vec::new();
+    for (k, &id) in MARKER_IDS.iter().enumerate() {
+        let (mx, my) = marker_origin_mm(k);
+        for (r, row) in marker_cells(id)?.iter().enumerate() {
+            for (c, &black) in row.iter().enumerate() {
+                if black {
+                    squares.push((mx + c as f64 * cell, my + r as f64 * cell, cell));
+                }
+            }
+        }
+    }
+    Ok(squares)
+}
+
 /// The mat drawn at `px_per_mm` (11.8 for 300 dpi): the markers, the play area's outline and
 /// the reference strip, on white.
 pub fn draw_mat(px_per_mm: f64) -> Result<RgbImage, VisionError> {
@@ -100,17 +118,8 @@ pub fn draw_mat(px_per_mm: f64) -> Result<RgbImage, VisionError> {
             }
         }
     };
-    for (k, &id) in MARKER_IDS.iter().enumerate() {
-        let (mx, my) = marker_origin_mm(k);
-        let cell = MARKER_MM / 6.0;
-        for (r, row) in marker_cells(id)?.iter().enumerate() {
-            for (c, &black) in row.iter().enumerate() {
-                if black {
-                    let (x, y) = (mx + c as f64 * cell, my + r as f64 * cell);
-                    fill(x, y, x + cell, y + cell, Rgb([0, 0, 0]));
-                }
-            }
-        }
+    for (x, y, side) in marker_squares_mm()? {
+        fill(x, y, x + side, y + side, Rgb([0, 0, 0]));
     }
     let [l, t, r, b] = PLAY_AREA_MM;
     let line = 0.5;

@@ -132,13 +132,10 @@ pub struct CamouflageReading {
     /// for new centres only where they changed.
     #[serde(skip)]
     pub looks: SquareLooks,
-    /// Whether the board was followed from an earlier reading ([`reread_camouflage`]), not
-    /// read whole: then no symbol lay unexplained within two squares of its centres, and
-    /// the next photo is searched for one only where it changed.
-    #[serde(skip)]
-    pub followed: bool,
-    /// The typical length of the centres' symbols in pixels, where following measured it
-    /// (or took it from the reading it followed).
+    /// Where the board was followed from an earlier reading ([`reread_camouflage`]) and no
+    /// symbol lay unexplained within two squares of its centres: the typical length of the
+    /// centres' symbols in pixels (measured, or taken from the reading it followed). The next
+    /// photo is then searched for a centre missed only where it changed.
     #[serde(skip)]
     pub symbol_size: Option<f32>,
 }
@@ -468,20 +465,17 @@ pub fn reread_camouflage(
     };
     grow_centres_where(&lookup, &mut lattice, &mut fit, &mut centres, &mut changed);
     // A reading followed before vouches for the squares that have not changed since.
-    let unvouched = fullest
-        .symbol_size
-        .filter(|_| fullest.followed)
-        .map(|size| {
-            let squares = unvouched_squares(fullest, &centres, &orphans, |q| {
-                let was = fullest.looks.get(q)?;
-                let is = now
-                    .entry(q)
-                    .or_insert_with(|| SquareLook::measure(&lookup, &lattice, q))
-                    .as_ref()?;
-                Some(!is.differs(was))
-            });
-            (squares, size)
+    let unvouched = fullest.symbol_size.map(|size| {
+        let squares = unvouched_squares(fullest, &centres, &orphans, |q| {
+            let was = fullest.looks.get(q)?;
+            let is = now
+                .entry(q)
+                .or_insert_with(|| SquareLook::measure(&lookup, &lattice, q))
+                .as_ref()?;
+            Some(!is.differs(was))
         });
+        (squares, size)
+    });
     let vouched = unvouched.as_ref().map(|(squares, size)| Vouched {
         squares,
         symbol_size: *size,
@@ -502,7 +496,6 @@ pub fn reread_camouflage(
     // leaves the photo to be read whole, while a pattern square beside such a centre may
     // pass for one (seed 4's game 8).
     let mut reading = board_reading(&lookup, options, &[], &lattice, centres, &seen_before, 0)?;
-    reading.followed = true;
     reading.symbol_size = search.symbol_size;
     Ok(Some(reading))
 }
@@ -1256,7 +1249,6 @@ fn board_reading(
         looks: SquareLooks::around(lookup, &lattice, centres.keys()),
         centres: group_symbols(&lattice, &centres),
         lattice: Some(lattice),
-        followed: false,
         symbol_size: None,
     })
 }

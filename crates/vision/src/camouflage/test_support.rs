@@ -95,7 +95,6 @@ pub fn reading_of(
         stray_symbols: Vec::new(),
         lattice: None,
         looks: Default::default(),
-        followed: false,
         symbol_size: None,
     }
 }

@@ -1414,7 +1414,9 @@ fn the_next_photo_of_a_series_is_read_from_the_last() {
     let whole = read(&image, &set).unwrap();
     assert_eq!(again.picture, whole.picture);
     assert_eq!(again.side, whole.side);
-    assert!(again.followed && !before.followed && !whole.followed);
+    // Only a followed reading vouches for the next photo, with its symbols' size.
+    assert!(again.symbol_size.is_some() && before.symbol_size.is_none());
+    assert!(whole.symbol_size.is_none());
     // Followed again from that followed reading: it vouches for the squares unchanged.
     let still = reread_camouflage(&image, &options, &[&before, &again])
         .unwrap()
