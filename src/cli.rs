@@ -63,7 +63,7 @@ pub enum Command {
     /// it, white-balanced by its patches.
     Mat {
         /// Where to write it: a .pdf (to print at 100%) or a .png.
-        #[arg(long, value_name = "MAT.pdf")]
+        #[arg(long, value_name = "MAT.pdf", value_parser = output_file)]
         out: PathBuf,
         /// Resolution of a .png, dots per inch.
         #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(50..=1200))]
@@ -182,7 +182,7 @@ pub struct WatchArgs {
     #[arg(long)]
     pub headless: bool,
     /// Write the annotated frame of every new verdict or card into this folder.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = output_dir)]
     pub annotate: Option<PathBuf>,
     /// A lens calibration (tablejudge/camera@1).
     #[arg(long, value_name = "FILE")]
@@ -234,7 +234,7 @@ pub struct BatchArgs {
     #[command(flatten)]
     pub mission: MissionSource,
     /// The folder for results.jsonl, report.html and the annotated photos (created).
-    #[arg(long, value_name = "OUT")]
+    #[arg(long, value_name = "OUT", value_parser = output_dir)]
     pub out: PathBuf,
     /// Carry on a batch whose results.jsonl is in OUT: the photos it has are not judged again.
     #[arg(long)]
@@ -280,7 +280,7 @@ pub enum EvalCommand {
         degradation: DegradationArg,
         /// Save the JPEG, truth and result (mission, verdict, reason) of every scene not
         /// judged right, or with a misread cell, into this folder.
-        #[arg(long, value_name = "DIR")]
+        #[arg(long, value_name = "DIR", value_parser = output_dir)]
         failures: Option<PathBuf>,
         /// Evaluate only these scenes of the N (indices as a full run's JSON numbers them),
         /// and none without a stack: to look again at a failure.
@@ -321,7 +321,7 @@ pub enum EvalCommand {
         #[arg(long, value_enum, default_value_t = DegradationArg::Realistic)]
         degradation: DegradationArg,
         /// Keep the rendered photos in this folder (one `game_NNNN/` per game).
-        #[arg(long, value_name = "DIR")]
+        #[arg(long, value_name = "DIR", value_parser = output_dir)]
         keep: Option<PathBuf>,
         /// Render each game as a video (`render camouflage --series --video`) and replay it
         /// from the video: a hand lays every card, and the frames read are those where the
@@ -394,7 +394,7 @@ pub enum RenderCommand {
         #[arg(long)]
         set: PathBuf,
         /// The folder to write into (created if missing).
-        #[arg(long)]
+        #[arg(long, value_parser = output_dir)]
         out: PathBuf,
         /// How many scenes.
         #[arg(long, default_value_t = 1)]
@@ -422,7 +422,7 @@ pub enum RenderCommand {
     /// angles, for `calibrate camera`: `view_NN.jpg` and `lens.json` (the lens and each view).
     Chessboard {
         /// The folder to write into (created if missing).
-        #[arg(long)]
+        #[arg(long, value_parser = output_dir)]
         out: PathBuf,
         /// How many photos.
         #[arg(long, default_value_t = 12)]
@@ -449,7 +449,7 @@ pub enum RenderCommand {
         #[arg(long)]
         set: PathBuf,
         /// The folder to write into (created if missing).
-        #[arg(long)]
+        #[arg(long, value_parser = output_dir)]
         out: PathBuf,
         /// How many scenes.
         #[arg(long, default_value_t = 1)]
@@ -554,7 +554,7 @@ pub struct MissionSource {
 #[derive(Debug, Clone, Args)]
 pub struct PhotoOptions {
     /// Write the photo with the found grid, each cell's reading and the doubtful cells marked.
-    #[arg(long, value_name = "OUT.png")]
+    #[arg(long, value_name = "OUT.png", value_parser = output_image)]
     pub annotate: Option<PathBuf>,
     /// A lens calibration (tablejudge/camera@1): corners and cells are found undistorted.
     #[arg(long, value_name = "FILE")]
@@ -638,7 +638,7 @@ pub enum LayersCommand {
         #[arg(long)]
         cols: usize,
         /// Where to write the set file.
-        #[arg(long, value_name = "SET.json")]
+        #[arg(long, value_name = "SET.json", value_parser = output_file)]
         out: PathBuf,
         /// The set's name.
         #[arg(long, default_value = "enrolled")]
@@ -707,7 +707,7 @@ pub enum CamouflageCommand {
         #[arg(long, value_enum, default_value_t = TimerArg::Beginners)]
         timer: TimerArg,
         /// Write every photo annotated with what the replay made of it into this folder.
-        #[arg(long, value_name = "DIR")]
+        #[arg(long, value_name = "DIR", value_parser = output_dir)]
         annotate: Option<PathBuf>,
         /// With a video: how long the table must be still, seconds, before a frame is read
         /// (a hand resting longer is seen and skipped as a hand).
@@ -807,6 +807,60 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
         Ok(t) if (0.0..=60.0).contains(&t) => Ok(t),
         _ => Err(format!("{s:?} is not a number of seconds between 0 and 60")),
     }
+}
+
+/// A file to write: checked when the command line is read, so that a command fails before
+/// its work, not after it (the folder it goes in must exist; it must not be a folder).
+fn output_file(s: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(s);
+    if s.is_empty() {
+        return Err("give a file name".into());
+    }
+    if path.is_dir() {
+        return Err(format!("{s} is a folder: give a file name in it"));
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(format!(
+            "the folder {} does not exist: create it first",
+            dir.display()
+        ));
+    }
+    Ok(path)
+}
+
+/// [`output_file`] for an image: a .png or .jpg.
+fn output_image(s: &str) -> Result<PathBuf, String> {
+    let path = output_file(s)?;
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("png" | "jpg" | "jpeg") => Ok(path),
+        _ => Err(format!("{s}: give a name ending in .png or .jpg")),
+    }
+}
+
+/// A folder to write into, created if missing: it must not be a file, and the nearest part
+/// of it that exists must be a folder.
+fn output_dir(s: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(s);
+    // A relative path with no part existing yet goes in the current folder.
+    let existing = path
+        .ancestors()
+        .find(|a| a.exists())
+        .unwrap_or(std::path::Path::new("."));
+    if !existing.is_dir() {
+        return Err(format!(
+            "{s}: cannot write there: {} is a file, not a folder",
+            existing.display()
+        ));
+    }
+    Ok(path)
 }
 
 /// A probability, 0 to 1.

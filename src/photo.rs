@@ -23,6 +23,18 @@ pub fn decode_photo(path: &Path) -> Result<RgbImage, String> {
     tablejudge_vision::mat::read_rgb(path).map_err(|e| {
         let (why, fix) = match e {
             VisionError::NoFile { why, .. } => (why, "check the path"),
+            VisionError::TooLarge { width, height, .. } => (
+                format!(
+                    "it declares {width}x{height} pixels ({:.0} megapixels), over tablejudge's limit of {} megapixels (a guard against images that would exhaust memory)",
+                    f64::from(width) * f64::from(height) / 1e6,
+                    tablejudge_vision::photo_file::MAX_PHOTO_PIXELS / 1_000_000
+                ),
+                "scale it down; 12 megapixels is plenty",
+            ),
+            VisionError::Truncated(_) => (
+                "the JPEG stops before its end (a truncated copy or download)".to_owned(),
+                "copy the photo from the camera or phone again",
+            ),
             VisionError::EmptyImage(_) => (
                 "not an image OpenCV can decode (empty, truncated or corrupt)".to_owned(),
                 "check that the file is a whole JPEG or PNG image",

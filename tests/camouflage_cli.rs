@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use crate::assert_exit;
-use crate::util::{path_str, root, tablejudge, Run};
+use crate::util::{path_str, root, tablejudge, with_exif, Run};
 
 /// `tablejudge render camouflage --set SET --out OUT` and `extra`.
 fn render_camouflage(set: &Path, out: &Path, extra: &[&str]) -> Run {
@@ -806,29 +806,6 @@ fn eval_camouflage_puzzle_counts_verdicts_against_the_rules() {
     assert_eq!(run.json()["photos"].as_array().unwrap().len(), 4);
 }
 
-/// `jpeg` with an EXIF block whose `DateTimeOriginal` is `time` ("YYYY:MM:DD HH:MM:SS").
-fn with_exif_time(jpeg: &[u8], time: &str) -> Vec<u8> {
-    let field = exif::Field {
-        tag: exif::Tag::DateTimeOriginal,
-        ifd_num: exif::In::PRIMARY,
-        value: exif::Value::Ascii(vec![time.as_bytes().to_vec()]),
-    };
-    let mut writer = exif::experimental::Writer::new();
-    writer.push_field(&field);
-    let mut tiff = std::io::Cursor::new(Vec::new());
-    writer.write(&mut tiff, false).unwrap();
-    let tiff = tiff.into_inner();
-    // An APP1 segment right after the JPEG's start-of-image marker.
-    let len = u16::try_from(2 + 6 + tiff.len()).unwrap();
-    let mut out = jpeg[..2].to_vec();
-    out.extend_from_slice(&[0xFF, 0xE1]);
-    out.extend_from_slice(&len.to_be_bytes());
-    out.extend_from_slice(b"Exif\0\0");
-    out.extend_from_slice(&tiff);
-    out.extend_from_slice(&jpeg[2..]);
-    out
-}
-
 #[test]
 fn camouflage_replay_orders_photos_by_the_time_the_camera_wrote_in_them() {
     let dir = tempfile::tempdir().unwrap();
@@ -842,7 +819,12 @@ fn camouflage_replay_orders_photos_by_the_time_the_camera_wrote_in_them() {
         let jpeg = std::fs::read(game.join(f["file"].as_str().unwrap())).unwrap();
         let time = format!("2026:11:25 10:{:02}:{:02}", k / 60, k % 60);
         let name = format!("IMG_{:04}.jpg", frames.len() - k);
-        std::fs::write(shuffled.join(name), with_exif_time(&jpeg, &time)).unwrap();
+        let taken = exif::Field {
+            tag: exif::Tag::DateTimeOriginal,
+            ifd_num: exif::In::PRIMARY,
+            value: exif::Value::Ascii(vec![time.into_bytes()]),
+        };
+        std::fs::write(shuffled.join(name), with_exif(&jpeg, &[taken])).unwrap();
     }
     let run = replay(path_str(&shuffled), &set, "cover", &["--json"]);
     assert_exit!(run, 0);

@@ -2,6 +2,7 @@
 
 mod util;
 
+mod bad_input;
 mod batch;
 mod calibrate;
 mod camouflage_cli;

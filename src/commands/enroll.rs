@@ -21,33 +21,7 @@ pub struct EnrollArgs<'a> {
     pub output: Output,
 }
 
-/// Fails before any work when the set file could not be written afterwards.
-fn check_writable(out: &Path) -> Result<()> {
-    let dir = match out.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    if !dir.is_dir() {
-        return Err(BadInput(format!(
-            "{}: the folder {} does not exist: create it first",
-            out.display(),
-            dir.display()
-        ))
-        .into());
-    }
-    if out.is_dir() {
-        return Err(BadInput(format!(
-            "{}: is a folder: give a file name, e.g. {}/my-set.json",
-            out.display(),
-            out.display()
-        ))
-        .into());
-    }
-    Ok(())
-}
-
 pub fn enroll(args: EnrollArgs<'_>) -> Result<Outcome> {
-    check_writable(args.out)?;
     let bad = |e: tablejudge_vision::enroll::EnrollError| -> anyhow::Error {
         BadInput(e.to_string()).into()
     };

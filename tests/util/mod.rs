@@ -190,3 +190,23 @@ pub fn cell_labels(observation: &serde_json::Value) -> String {
         .map(|c| c["label"].as_str().expect("a label").to_owned())
         .collect()
 }
+
+/// `jpeg` with an EXIF block of `fields` (a camera's time, its orientation, ...).
+pub fn with_exif(jpeg: &[u8], fields: &[exif::Field]) -> Vec<u8> {
+    let mut writer = exif::experimental::Writer::new();
+    for field in fields {
+        writer.push_field(field);
+    }
+    let mut tiff = std::io::Cursor::new(Vec::new());
+    writer.write(&mut tiff, false).expect("an EXIF block");
+    let tiff = tiff.into_inner();
+    // An APP1 segment right after the JPEG's start-of-image marker.
+    let len = u16::try_from(2 + 6 + tiff.len()).expect("a short EXIF block");
+    let mut out = jpeg[..2].to_vec();
+    out.extend_from_slice(&[0xFF, 0xE1]);
+    out.extend_from_slice(&len.to_be_bytes());
+    out.extend_from_slice(b"Exif\0\0");
+    out.extend_from_slice(&tiff);
+    out.extend_from_slice(&jpeg[2..]);
+    out
+}

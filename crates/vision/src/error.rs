@@ -17,6 +17,17 @@ pub enum VisionError {
     /// An empty image, which is also how OpenCV reports a file it could not read.
     #[error("{0}: the image is empty (unreadable file or no frame)")]
     EmptyImage(String),
+    /// A photo whose header declares more pixels than [`crate::photo_file::MAX_PHOTO_PIXELS`],
+    /// refused before decoding.
+    #[error("{name}: the image declares {width}x{height} pixels, over the limit of {} megapixels", crate::photo_file::MAX_PHOTO_PIXELS / 1_000_000)]
+    TooLarge {
+        name: String,
+        width: u32,
+        height: u32,
+    },
+    /// A JPEG whose data stops before its end marker (a copy or a download cut short).
+    #[error("{0}: the JPEG data stops before its end (a truncated file)")]
+    Truncated(String),
     /// A `Mat` of a pixel type this crate does not convert.
     #[error("unsupported image type {typ} with {channels} channels: expected 8-bit BGR or grey")]
     UnsupportedMat { typ: i32, channels: i32 },

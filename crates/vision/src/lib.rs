@@ -26,6 +26,7 @@ pub mod layers;
 pub mod locate;
 pub mod mat;
 pub mod observation;
+pub mod photo_file;
 pub mod preview;
 pub mod read;
 pub mod rectify;

@@ -71,21 +71,22 @@ pub fn read_rgb(path: &std::path::Path) -> Result<RgbImage, VisionError> {
         path: name.clone().into_owned(),
         why,
     };
-    match std::fs::File::open(path).and_then(|f| f.metadata()) {
+    // `stat`, not `open`: opening a named pipe waits for a writer for ever.
+    match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(no_file("no such file".into()))
         }
         Err(e) => return Err(no_file(format!("cannot open it ({e})"))),
         Ok(m) if m.is_dir() => return Err(no_file("a folder, not an image file".into())),
+        Ok(m) if !m.is_file() => {
+            return Err(no_file(
+                "not a regular file (a pipe, socket or device)".into(),
+            ))
+        }
         Ok(_) => {}
     }
-    let mat = imgcodecs::imread(&name, imgcodecs::IMREAD_COLOR)
-        .map_err(VisionError::opencv("reading an image file"))?;
-    // OpenCV reports a missing or undecodable file as an empty Mat, not as an error.
-    if mat.empty() {
-        return Err(VisionError::EmptyImage(name.into_owned()));
-    }
-    mat_to_rgb(&mat)
+    let bytes = std::fs::read(path).map_err(|e| no_file(format!("cannot read it ({e})")))?;
+    decode_named(&bytes, &name)
 }
 
 /// A zero-copy 8-bit 3-channel `Mat` over the pixels of `img`, in RGB order (not BGR):
@@ -129,9 +130,25 @@ pub(crate) fn rgb_mat_to_image(mat: &Mat) -> Result<RgbImage, VisionError> {
 /// Decodes an encoded photo (JPEG, PNG, … anything OpenCV reads) held in memory into RGB.
 /// The colour-order conversion writes straight into the returned image's buffer.
 pub fn decode_rgb(bytes: &[u8]) -> Result<RgbImage, VisionError> {
+    decode_named(bytes, "decoded image")
+}
+
+/// [`decode_rgb`], its errors naming the photo `name`: refused unread when it declares too
+/// many pixels or is a truncated JPEG ([`crate::photo_file`]).
+fn decode_named(bytes: &[u8], name: &str) -> Result<RgbImage, VisionError> {
+    // OpenCV asserts on an empty buffer rather than reporting it.
+    if bytes.is_empty() {
+        return Err(VisionError::EmptyImage(name.to_owned()));
+    }
+    crate::photo_file::check_before_decoding(bytes, name)?;
     let buf = Vector::<u8>::from_slice(bytes);
+    // IMREAD_COLOR applies the EXIF orientation.
     let bgr = imgcodecs::imdecode(&buf, imgcodecs::IMREAD_COLOR)
         .map_err(VisionError::opencv("decoding an image"))?;
+    // OpenCV reports an undecodable file as an empty Mat, not as an error.
+    if bgr.empty() {
+        return Err(VisionError::EmptyImage(name.to_owned()));
+    }
     bgr_mat_to_rgb(&bgr)
 }
 

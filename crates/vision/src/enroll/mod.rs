@@ -59,7 +59,7 @@ pub struct EnrollPhotos {
 }
 
 impl EnrollPhotos {
-    /// Decodes the photo files (any format the `image` crate reads).
+    /// Decodes the photo files (any format OpenCV reads), honouring their EXIF orientation.
     pub fn open<P: AsRef<Path>>(
         rows: usize,
         cols: usize,
@@ -69,12 +69,17 @@ impl EnrollPhotos {
             .iter()
             .map(|p| {
                 let file = p.as_ref().display().to_string();
-                let image = image::open(p.as_ref())
-                    .map_err(|e| EnrollError::Open {
+                let image = crate::mat::read_rgb(p.as_ref()).map_err(|e| {
+                    // The error names the file already; the message names it once.
+                    let reason = e.to_string();
+                    EnrollError::Open {
+                        reason: reason
+                            .strip_prefix(&format!("{file}: "))
+                            .unwrap_or(&reason)
+                            .to_owned(),
                         file: file.clone(),
-                        reason: e.to_string(),
-                    })?
-                    .to_rgb8();
+                    }
+                })?;
                 Ok(EnrollPhoto { file, image })
             })
             .collect::<Result<Vec<_>, EnrollError>>()?;
