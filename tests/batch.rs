@@ -1,6 +1,6 @@
 //! `tablejudge batch` on rendered photos: every photo judged, results appended as JSON lines,
 //! thumbnails and a report; a corrupt photo and a symlink loop reported and skipped; an
-//! interrupted batch resumed without judging a photo twice.
+//! interrupted batch (or one killed with SIGKILL) resumed without judging a photo twice.
 
 use std::path::{Path, PathBuf};
 
@@ -245,4 +245,74 @@ fn a_batch_fails_before_any_work_when_its_output_cannot_be_written() {
         "{}",
         run.stderr
     );
+}
+
+#[test]
+fn a_batch_killed_mid_way_keeps_what_it_finished_and_resume_does_the_rest() {
+    const PHOTOS: usize = 16;
+    let tmp = tempfile::tempdir().unwrap();
+    let photos = tmp.path().join("photos");
+    std::fs::create_dir_all(&photos).unwrap();
+    let matching = render(&tmp.path().join("r1"), 13, false);
+    for i in 0..PHOTOS {
+        std::fs::copy(&matching, photos.join(format!("{i:02}.jpg"))).unwrap();
+    }
+    let out = tmp.path().join("out");
+    let set = model(SET);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_tablejudge"))
+        .args(["batch", path_str(&photos), "--game", "layers", "--set"])
+        .args([
+            path_str(&set),
+            "--mission",
+            MISSION,
+            "--out",
+            path_str(&out),
+        ])
+        .args(["--jobs", "1"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("the batch starts");
+    // Killed (SIGKILL: no handler runs) once three photos are in.
+    let complete = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| serde_json::from_str::<Value>(l).is_ok())
+            .map(str::to_owned)
+            .collect()
+    };
+    let started = std::time::Instant::now();
+    loop {
+        let text = std::fs::read_to_string(out.join("results.jsonl")).unwrap_or_default();
+        if complete(&text).len() >= 3 {
+            break;
+        }
+        assert!(started.elapsed().as_secs() < 300, "no results in 5 minutes");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    let status = child.wait().unwrap();
+    assert!(!status.success(), "the batch was killed, not finished");
+    let text = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    let kept = complete(&text);
+    assert!(
+        (3..PHOTOS).contains(&kept.len()),
+        "{} photos were in when it was killed",
+        kept.len()
+    );
+
+    let run = batch(&photos, &out, &["--resume", "--json"]);
+    assert_exit!(run, 0);
+    let summary = run.json();
+    assert_eq!(summary["photos"], PHOTOS, "{summary}");
+    assert_eq!(summary["matched"], PHOTOS, "{summary}");
+    // What the killed batch finished was not judged again.
+    assert_eq!(summary["judged_now"], PHOTOS - kept.len(), "{summary}");
+    let after = results(&out);
+    for i in 0..PHOTOS {
+        by_photo(&after, &format!("{i:02}.jpg"));
+    }
+    let text = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    for line in &kept {
+        assert!(text.lines().any(|l| l == line), "{line} kept as it was");
+    }
 }
