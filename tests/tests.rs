@@ -4,6 +4,7 @@ mod util;
 
 mod bad_input;
 mod batch;
+mod budgets;
 mod calibrate;
 mod camouflage_cli;
 mod enroll;

@@ -172,7 +172,7 @@ pub fn batch(args: BatchArgs) -> Result<Outcome> {
             };
             let result = judge_photo(&mut judge, path, name, &args.out);
             judges.lock().map_err(poisoned)?.push(judge);
-            let result = result?;
+            let mut result = result?;
             // Appended and flushed at once: a batch stopped now keeps this photo.
             let mut line = serde_json::to_string(&result)?;
             line.push('\n');
@@ -181,6 +181,9 @@ pub fn batch(args: BatchArgs) -> Result<Outcome> {
                 .map_err(poisoned)?
                 .write_all(line.as_bytes())
                 .map_err(|e| cannot_write(&args.out.join(RESULTS_FILE), e))?;
+            // The report needs the verdict, not the whole reading: kept, a thousand photos'
+            // readings would hold tens of megabytes.
+            result.result = None;
             written.lock().map_err(poisoned)?.push(result);
             bar.inc(1);
             Ok(())
@@ -196,15 +199,16 @@ pub fn batch(args: BatchArgs) -> Result<Outcome> {
     outcome?;
 
     let new = written.into_inner().map_err(poisoned)?;
+    let judged_now = new.len();
     let mut all = done;
-    all.extend(new.iter().cloned());
+    all.extend(new);
     // The report lists photos by name, whatever order they finished in.
     all.sort_by(|a, b| a.photo.cmp(&b.photo));
     let report = args.out.join(REPORT_FILE);
     let mut summary = Summary::count(&all);
-    summary.judged_now = new.len();
+    summary.judged_now = judged_now;
     summary.photos_per_second =
-        (!new.is_empty() && elapsed > 0.0).then(|| new.len() as f64 / elapsed);
+        (judged_now > 0 && elapsed > 0.0).then(|| judged_now as f64 / elapsed);
     summary.threads = threads;
     summary.not_walked = not_walked;
     summary.results = args.out.join(RESULTS_FILE).display().to_string();
@@ -346,6 +350,7 @@ fn open_results(out: &Path, resume: bool) -> Result<(Vec<PhotoResult>, Mutex<Fil
     std::fs::create_dir_all(out).map_err(|e| cannot_write(out, e))?;
     let path = out.join(RESULTS_FILE);
     let mut done = Vec::new();
+    let mut whole_lines = Vec::new();
     if path.exists() {
         if !resume {
             return Err(BadInput(format!(
@@ -359,7 +364,11 @@ fn open_results(out: &Path, resume: bool) -> Result<(Vec<PhotoResult>, Mutex<Fil
         for line in BufReader::new(file).lines() {
             let line = line.map_err(|e| cannot_write(&path, e))?;
             match serde_json::from_str::<PhotoResult>(&line) {
-                Ok(r) => done.push(r),
+                Ok(r) => {
+                    // Only the verdict is kept for the report (see `batch`).
+                    done.push(PhotoResult { result: None, ..r });
+                    whole_lines.push(line);
+                }
                 // Only the last line can be cut short; whatever follows it is not trusted.
                 Err(_) => break,
             }
@@ -372,8 +381,8 @@ fn open_results(out: &Path, resume: bool) -> Result<(Vec<PhotoResult>, Mutex<Fil
         .truncate(true)
         .open(&path)
         .map_err(|e| cannot_write(&path, e))?;
-    for r in &done {
-        writeln!(file, "{}", serde_json::to_string(r)?).map_err(|e| cannot_write(&path, e))?;
+    for line in &whole_lines {
+        writeln!(file, "{line}").map_err(|e| cannot_write(&path, e))?;
     }
     Ok((done, Mutex::new(file)))
 }
