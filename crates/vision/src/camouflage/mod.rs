@@ -9,6 +9,7 @@ mod puzzle;
 mod read;
 mod replay;
 mod seeds;
+mod working;
 
 pub use lattice::BoardLattice;
 pub use locations::{FoundPlay, LocationReplay, LocationsReplay, LocationsTracker};
@@ -20,6 +21,7 @@ pub use read::{
     SquareReading,
 };
 pub use replay::{FrameOutcome, Replay, TrackedCard, Tracker};
+pub use working::WORKING_LONG_SIDE;
 
 #[cfg(test)]
 mod locations_tests;

@@ -25,6 +25,7 @@ use super::looks::{SquareLook, SquareLooks};
 use super::seeds::{
     find_seeds, find_symbols_where, luma, CentreLook, Seed, SYMBOL_CELLS, SYMBOL_SIDE,
 };
+use super::working::{working_copy, PixelMap};
 use crate::camera::Camera;
 use crate::classify::{Classifier, ClassifierParams};
 use crate::colour::{Lab, LinRgb};
@@ -141,6 +142,28 @@ pub struct CamouflageReading {
 }
 
 impl CamouflageReading {
+    /// The reading with every photo position carried through `map` (from a working copy's
+    /// pixels into the photo's, or back).
+    pub(crate) fn remapped(mut self, map: PixelMap) -> CamouflageReading {
+        if map.is_identity() {
+            return self;
+        }
+        for c in &mut self.corners {
+            *c = map.to_photo(*c);
+        }
+        for c in &mut self.centres {
+            c.px = map.to_photo(c.px);
+        }
+        for s in &mut self.stray_symbols {
+            *s = map.to_photo(*s);
+        }
+        self.lattice = self
+            .lattice
+            .and_then(|l| BoardLattice::new(map.after(&l.homography)));
+        self.symbol_size = self.symbol_size.map(|v| map.length(v));
+        self
+    }
+
     /// The square at `pos`, if inside the block.
     pub fn square(&self, pos: LatticePos) -> Option<&SquareReading> {
         let (r, c) = (
@@ -282,7 +305,23 @@ pub struct CamouflageReadOptions<'a> {
 /// a lattice can grow
 /// through the cloth's motifs further than the real board's through its cards, and a
 /// cloth's light check named a light pattern all round its "centres" reads as cards whole.
+///
+/// A photo longer than [`WORKING_LONG_SIDE`](crate::camouflage::WORKING_LONG_SIDE) is read
+/// from a copy scaled down to it; the reading is in the photo's pixels all the same.
 pub fn read_camouflage(
+    image: &RgbImage,
+    options: &CamouflageReadOptions,
+) -> Result<CamouflageReading, CamouflageReadError> {
+    let working = working_copy(image, options.camera)?;
+    let options = CamouflageReadOptions {
+        camera: working.camera.as_ref(),
+        ..*options
+    };
+    Ok(read_whole(&working.image, &options)?.remapped(working.map))
+}
+
+/// [`read_camouflage`] of a photo at its working size.
+fn read_whole(
     image: &RgbImage,
     options: &CamouflageReadOptions,
 ) -> Result<CamouflageReading, CamouflageReadError> {
@@ -349,8 +388,30 @@ pub(super) fn read_from_seeds(
 /// found, in a square that passes for one (a card's centre that growing the board missed).
 /// Requiring the earlier photos' centres too keeps one photo's miss from being carried on.
 /// What it does not see: a card lying apart from the board (touching none of its cards);
-/// `stray_symbols` is left empty.
+/// `stray_symbols` is left empty. A large photo is read at its working size, as by
+/// [`read_camouflage`].
 pub fn reread_camouflage(
+    image: &RgbImage,
+    options: &CamouflageReadOptions,
+    before: &[&CamouflageReading],
+) -> Result<Option<CamouflageReading>, CamouflageReadError> {
+    let working = working_copy(image, options.camera)?;
+    let options = CamouflageReadOptions {
+        camera: working.camera.as_ref(),
+        ..*options
+    };
+    if working.map.is_identity() {
+        return reread(&working.image, &options, before);
+    }
+    let back = working.map.inverse();
+    let before: Vec<CamouflageReading> =
+        before.iter().map(|r| (*r).clone().remapped(back)).collect();
+    let before: Vec<&CamouflageReading> = before.iter().collect();
+    Ok(reread(&working.image, &options, &before)?.map(|r| r.remapped(working.map)))
+}
+
+/// [`reread_camouflage`] of a photo at its working size, `before` in its pixels.
+fn reread(
     image: &RgbImage,
     options: &CamouflageReadOptions,
     before: &[&CamouflageReading],
@@ -683,6 +744,23 @@ pub(super) fn unexplained_symbol(
 /// shows a face of the set whole is no location: a lattice grown through a cloth's motifs
 /// (flowers with dark hearts) reads as a board of "centres" whose squares fit no card.
 pub fn read_camouflage_boards(
+    image: &RgbImage,
+    options: &CamouflageReadOptions,
+    max_boards: usize,
+) -> Result<Vec<CamouflageReading>, CamouflageReadError> {
+    let working = working_copy(image, options.camera)?;
+    let options = CamouflageReadOptions {
+        camera: working.camera.as_ref(),
+        ..*options
+    };
+    Ok(read_boards(&working.image, &options, max_boards)?
+        .into_iter()
+        .map(|r| r.remapped(working.map))
+        .collect())
+}
+
+/// [`read_camouflage_boards`] of a photo at its working size.
+fn read_boards(
     image: &RgbImage,
     options: &CamouflageReadOptions,
     max_boards: usize,

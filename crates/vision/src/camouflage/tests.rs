@@ -2430,3 +2430,61 @@ fn a_cloth_of_flowers_reads_as_no_location() {
         assert_eq!(found, centres.len(), "seed {seed}: {} boards", boards.len());
     }
 }
+
+#[test]
+fn a_photo_larger_than_the_working_size_reads_as_at_the_working_size_in_its_own_pixels() {
+    let set = set();
+    let (photo, truth) = scene(&set, 8, 11, Degradation::Realistic);
+    // 2.5 times the 960 × 720 photo: read from a copy of 1920 × 1440.
+    let f = 2.5f32;
+    let big = image::imageops::resize(&photo, 2400, 1800, image::imageops::FilterType::Triangle);
+    let options = CamouflageReadOptions {
+        colours: Some(SideColours {
+            set: &set,
+            side: None,
+        }),
+        camera: None,
+    };
+    let small = read_camouflage(&photo, &options).unwrap();
+    let large = read_camouflage(&big, &options).unwrap();
+    assert_eq!(compare(&large, &truth), compare(&small, &truth));
+    assert_eq!(large.picture, small.picture);
+    // Every position in the big photo's pixels: where the small photo's are, times 2.5
+    // (within a tenth of a square: the two are read at different sizes).
+    let (l, s) = (large.lattice.unwrap(), small.lattice.unwrap());
+    let square = crate::geom::dist(
+        s.to_photo([0.0, 0.0]).unwrap(),
+        s.to_photo([1.0, 0.0]).unwrap(),
+    );
+    let near =
+        |a: [f32; 2], b: [f32; 2]| crate::geom::dist(a, [b[0] * f, b[1] * f]) < 0.1 * square * f;
+    for (a, b) in large.centres.iter().zip(&small.centres) {
+        assert!(near(a.px, b.px), "{:?} against {:?}", a.px, b.px);
+    }
+    for (a, b) in large.corners.iter().zip(&small.corners) {
+        assert!(near(*a, *b), "{a:?} against {b:?}");
+    }
+    let (l, s) = (large.lattice.unwrap(), small.lattice.unwrap());
+    assert!(near(
+        l.to_photo([1.5, 2.5]).unwrap(),
+        s.to_photo([1.5, 2.5]).unwrap()
+    ));
+    let size = (large.symbol_size, small.symbol_size);
+    assert_eq!(size, (None, None), "a whole read measures no symbol size");
+    // Followed from its own reading, the big photo reads the same again, in its pixels.
+    let again = reread_camouflage(&big, &options, &[&large])
+        .unwrap()
+        .expect("the board followed");
+    assert_eq!(again.picture, large.picture);
+    for (a, b) in again.centres.iter().zip(&large.centres) {
+        let d = crate::geom::dist(a.px, b.px);
+        assert!(d < 0.1 * square * f, "{:?} against {:?}", a.px, b.px);
+    }
+    let measured = again
+        .symbol_size
+        .expect("a followed reading measures its symbols");
+    assert!(
+        measured > 15.0,
+        "{measured} pixels: in the big photo's pixels"
+    );
+}
