@@ -331,8 +331,18 @@ fn a_folder_with_odd_entries_is_batched_whole() {
         path_str(&out),
     ]);
     assert_exit!(run, 0);
-    assert!(run.stderr.contains("gone.jpg"), "{}", run.stderr);
-    assert!(run.stderr.contains("again"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("gone.jpg: a link to nothing; restore what it pointed to, or remove it"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("again: a link back to a folder above it (a loop)"),
+        "{}",
+        run.stderr
+    );
     let results = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
     let lines: Vec<serde_json::Value> = results
         .lines()

@@ -414,13 +414,32 @@ fn photos_under(dir: &Path, out: &Path) -> (Vec<(PathBuf, String)>, Vec<String>)
                 photos.push((e.path().to_path_buf(), name));
             }
             Ok(_) => {}
-            Err(e) => not_walked.push(match e.path() {
-                Some(p) => format!("{}: {e}", p.display()),
-                None => e.to_string(),
-            }),
+            Err(e) => not_walked.push(not_walked_because(&e)),
         }
     }
     (photos, not_walked)
+}
+
+/// Why an entry of the folder was not walked, and what would let it be.
+fn not_walked_because(e: &walkdir::Error) -> String {
+    let path = e
+        .path()
+        .map_or_else(String::new, |p| format!("{}: ", p.display()));
+    if e.loop_ancestor().is_some() {
+        return format!(
+            "{path}a link back to a folder above it (a loop); its photos are read once, where \
+             the folder is"
+        );
+    }
+    match e.io_error().map(std::io::Error::kind) {
+        Some(std::io::ErrorKind::NotFound) => {
+            format!("{path}a link to nothing; restore what it pointed to, or remove it")
+        }
+        Some(std::io::ErrorKind::PermissionDenied) => {
+            format!("{path}not permitted to read it; give read permission to include it")
+        }
+        _ => format!("{path}cannot be read ({e})"),
+    }
 }
 
 fn cannot_write(path: &Path, e: std::io::Error) -> BadInput {
