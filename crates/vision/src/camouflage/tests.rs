@@ -2464,7 +2464,6 @@ fn a_photo_larger_than_the_working_size_reads_as_at_the_working_size_in_its_own_
     for (a, b) in large.corners.iter().zip(&small.corners) {
         assert!(near(*a, *b), "{a:?} against {b:?}");
     }
-    let (l, s) = (large.lattice.unwrap(), small.lattice.unwrap());
     assert!(near(
         l.to_photo([1.5, 2.5]).unwrap(),
         s.to_photo([1.5, 2.5]).unwrap()

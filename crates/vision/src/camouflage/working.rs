@@ -34,17 +34,17 @@ pub(crate) struct PixelMap {
 }
 
 impl PixelMap {
-    pub fn is_identity(&self) -> bool {
+    pub fn is_identity(self) -> bool {
         self.sx == 1.0 && self.sy == 1.0
     }
 
-    pub fn to_photo(&self, [x, y]: [f32; 2]) -> [f32; 2] {
+    pub fn to_photo(self, [x, y]: [f32; 2]) -> [f32; 2] {
         let f = |v: f32, s: f64| ((f64::from(v) + 0.5) * s - 0.5) as f32;
         [f(x, self.sx), f(y, self.sy)]
     }
 
     /// The inverse map: photo pixels to working pixels.
-    pub fn inverse(&self) -> PixelMap {
+    pub fn inverse(self) -> PixelMap {
         PixelMap {
             sx: self.sx.recip(),
             sy: self.sy.recip(),
@@ -52,7 +52,7 @@ impl PixelMap {
     }
 
     /// A homography into working pixels followed by this map: into photo pixels.
-    pub fn after(&self, h: &Homography) -> Homography {
+    pub fn after(self, h: &Homography) -> Homography {
         let (cx, cy) = ((self.sx - 1.0) / 2.0, (self.sy - 1.0) / 2.0);
         [
             std::array::from_fn(|k| self.sx * h[0][k] + cx * h[2][k]),
@@ -62,7 +62,7 @@ impl PixelMap {
     }
 
     /// A length (a symbol's size) in photo pixels.
-    pub fn length(&self, v: f32) -> f32 {
+    pub fn length(self, v: f32) -> f32 {
         (f64::from(v) * (self.sx * self.sy).sqrt()) as f32
     }
 }
