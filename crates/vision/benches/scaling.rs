@@ -110,16 +110,18 @@ fn camouflage_set() -> CamouflageSet {
     CamouflageSet::from_json(json, "reference.json").expect("the reference set")
 }
 
+/// Read with the set's colours, whichever side the board shows, no lens calibration.
+fn read_options(set: &CamouflageSet) -> CamouflageReadOptions<'_> {
+    CamouflageReadOptions {
+        colours: Some(SideColours { set, side: None }),
+        camera: None,
+    }
+}
+
 fn camouflage_by_pixels(c: &mut Criterion) {
     one_core();
     let set = camouflage_set();
-    let options = CamouflageReadOptions {
-        colours: Some(SideColours {
-            set: &set,
-            side: None,
-        }),
-        camera: None,
-    };
+    let options = read_options(&set);
     let board = random_board(&set, SideIdx(0), false, DeckIdx(1), 16, 7).expect("a board");
     let (w, h) = SIZES[SIZES.len() - 1];
     let mut rng = ChaCha8Rng::seed_from_u64(7);
@@ -176,13 +178,7 @@ fn read_series(photos: &[image::RgbImage], options: &CamouflageReadOptions) -> u
 fn replay_by_cards(c: &mut Criterion) {
     one_core();
     let set = camouflage_set();
-    let options = CamouflageReadOptions {
-        colours: Some(SideColours {
-            set: &set,
-            side: None,
-        }),
-        camera: None,
-    };
+    let options = read_options(&set);
     let mut group = c.benchmark_group("camouflage_replay_reading_by_cards");
     group.sample_size(10);
     for cards in [8, 16, 24, 32] {
