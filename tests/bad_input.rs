@@ -53,7 +53,14 @@ fn a_broken_photo_is_bad_input_naming_it_and_the_fix() {
     }));
     let mut png = vec![0x89, b'P', b'N', b'G', b'\r', b'\n', 0x1A, b'\n'];
     png.extend_from_slice(b"\0\0\0\x0dIHDR and then nothing a decoder can use");
-    let cases: [(&str, Vec<u8>, &[&str]); 5] = [
+    let mut garbled = whole.clone();
+    garbled[2..40].fill(0);
+    let cases: [(&str, Vec<u8>, &[&str]); 6] = [
+        (
+            "garbled.jpg",
+            garbled,
+            &["not an image OpenCV can decode", "a whole JPEG or PNG"],
+        ),
         (
             "empty.jpg",
             Vec::new(),

@@ -25,7 +25,7 @@ pub(crate) fn check_before_decoding(bytes: &[u8], name: &str) -> Result<(), Visi
             });
         }
     }
-    if is_jpeg(bytes) && !jpeg_is_whole(bytes) {
+    if is_jpeg(bytes) && jpeg_ends_early(bytes) {
         return Err(VisionError::Truncated(name.to_owned()));
     }
     Ok(())
@@ -45,11 +45,13 @@ fn is_jpeg(bytes: &[u8]) -> bool {
     bytes.starts_with(&[0xFF, 0xD8, 0xFF])
 }
 
-/// Whether a JPEG's segments run to its end-of-image marker: each marker segment is skipped
-/// by its length, and the entropy-coded data after a start-of-scan is walked to the next
-/// marker (0xFF followed by neither 0x00, a byte stuffed into the data, nor a restart
-/// marker). Data after the end marker (a phone's motion-photo video, padding) is ignored.
-pub fn jpeg_is_whole(bytes: &[u8]) -> bool {
+/// Whether a JPEG's data stops before its end-of-image marker: each marker segment is
+/// skipped by its length, and the entropy-coded data after a start-of-scan is walked to the
+/// next marker (0xFF followed by neither 0x00, a byte stuffed into the data, nor a restart
+/// marker), until the end marker or the end of the bytes. Data after the end marker (a
+/// phone's motion-photo video, padding) is ignored; a file whose segments are garbled
+/// (no marker where one must be) is not called truncated: that is the decoder's to report.
+pub fn jpeg_ends_early(bytes: &[u8]) -> bool {
     const EOI: u8 = 0xD9;
     const SOS: u8 = 0xDA;
     let mut at = 2; // after the start-of-image marker
@@ -58,18 +60,21 @@ pub fn jpeg_is_whole(bytes: &[u8]) -> bool {
         while bytes.get(at) == Some(&0xFF) && bytes.get(at + 1) == Some(&0xFF) {
             at += 1;
         }
-        let (Some(&0xFF), Some(&marker)) = (bytes.get(at), bytes.get(at + 1)) else {
-            return false;
+        let (Some(&first), Some(&marker)) = (bytes.get(at), bytes.get(at + 1)) else {
+            return true;
         };
+        if first != 0xFF {
+            return false;
+        }
         at += 2;
         match marker {
-            EOI => return true,
+            EOI => return false,
             // Markers without a length: restarts and TEM.
             0xD0..=0xD7 | 0x01 => continue,
             _ => {}
         }
         let (Some(&hi), Some(&lo)) = (bytes.get(at), bytes.get(at + 1)) else {
-            return false;
+            return true;
         };
         let length = usize::from(u16::from_be_bytes([hi, lo]));
         if length < 2 {
@@ -86,7 +91,7 @@ pub fn jpeg_is_whole(bytes: &[u8]) -> bool {
                         break
                     }
                     (Some(_), Some(_)) => at += 1,
-                    _ => return false,
+                    _ => return true,
                 }
             }
         }
@@ -107,20 +112,31 @@ mod tests {
     }
 
     #[test]
-    fn a_whole_jpeg_is_whole_and_every_cut_of_it_is_not() {
+    fn a_whole_jpeg_runs_to_its_end_and_every_cut_of_it_ends_early() {
         let whole = jpeg();
-        assert!(jpeg_is_whole(&whole));
-        // Data after the end marker (a motion photo's video) does not make it less whole.
+        assert!(!jpeg_ends_early(&whole));
+        // Data after the end marker (a motion photo's video) does not make it end early.
         let mut longer = whole.clone();
         longer.extend_from_slice(b"\0\0\0\x18ftypmp42 and a video");
-        assert!(jpeg_is_whole(&longer));
+        assert!(!jpeg_ends_early(&longer));
         for cut in (3..whole.len() - 1).step_by(7) {
             assert!(
-                !jpeg_is_whole(&whole[..cut]),
+                jpeg_ends_early(&whole[..cut]),
                 "cut at {cut} of {}",
                 whole.len()
             );
         }
+    }
+
+    #[test]
+    fn a_garbled_jpeg_is_left_to_the_decoder() {
+        let mut garbled = jpeg();
+        garbled[2..40].fill(0);
+        assert!(!jpeg_ends_early(&garbled));
+        assert!(matches!(
+            decode_rgb(&garbled),
+            Err(VisionError::EmptyImage(_))
+        ));
     }
 
     #[test]
@@ -205,7 +221,7 @@ mod tests {
     #[test]
     fn a_photo_stored_turned_is_decoded_upright_by_its_exif_orientation() {
         let turned = with_orientation(&jpeg(), 6);
-        assert!(jpeg_is_whole(&turned));
+        assert!(!jpeg_ends_early(&turned));
         let upright = decode_rgb(&turned).unwrap();
         assert_eq!(upright.dimensions(), (48, 64));
         // The stored top-left pixel (dark red, blue 90) is now at the top right.
