@@ -1,7 +1,8 @@
 //! The Camouflage reader's speed (issue 4): one photo of a board in mid-game, 1280×720, read
 //! after decoding on one core (OpenCV held to one thread), whole (as a replay reads the first
 //! photo of a run, and any photo the board cannot be followed into) and from the reading of
-//! the photo before it, one card earlier (as a replay reads the rest).
+//! the photo before it, one card earlier (as a replay reads the rest); and whole from a copy
+//! half the size.
 //!
 //! `cargo bench -p tablejudge-vision --bench camouflage`
 
@@ -76,6 +77,12 @@ fn bench(c: &mut Criterion) {
         );
         c.bench_function(&format!("camouflage_read_1280x720_{cards}_cards"), |b| {
             b.iter(|| read_camouflage(black_box(&photo), &options).expect("read"))
+        });
+        // The same photo at half the size: a whole read's cost is the board's more than the
+        // pixels' (issue 5's bar; docs/PERFORMANCE.md). Timed whatever it reads.
+        let half = image::imageops::resize(&photo, 640, 360, image::imageops::FilterType::Triangle);
+        c.bench_function(&format!("camouflage_read_640x360_{cards}_cards"), |b| {
+            b.iter(|| read_camouflage(black_box(&half), &options))
         });
         // The first series from seed 7 on whose last photo the board is followed (the bench
         // must measure that, not a give-up), with the card laid found.

@@ -89,6 +89,27 @@ pub fn read_rgb(path: &std::path::Path) -> Result<RgbImage, VisionError> {
     decode_named(&bytes, &name)
 }
 
+/// `src` shrunk to `w` × `h` by OpenCV's area averaging (each pixel the mean of the source
+/// pixels under it, as a sensor bins them: noise averages out, nothing aliases). The channel
+/// order is kept.
+pub(crate) fn shrink(
+    src: &impl opencv::core::ToInputArray,
+    w: u32,
+    h: u32,
+) -> Result<Mat, VisionError> {
+    let mut small = Mat::default();
+    imgproc::resize(
+        src,
+        &mut small,
+        opencv::core::Size::new(w as i32, h as i32),
+        0.0,
+        0.0,
+        imgproc::INTER_AREA,
+    )
+    .map_err(VisionError::opencv("shrinking an image"))?;
+    Ok(small)
+}
+
 /// A zero-copy 8-bit 3-channel `Mat` over the pixels of `img`, in RGB order (not BGR):
 /// callers that convert colour must use the `RGB` conversion codes.
 pub(crate) fn rgb_view(img: &RgbImage) -> Result<BoxedRef<'_, Mat>, VisionError> {

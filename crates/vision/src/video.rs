@@ -9,12 +9,11 @@ use std::path::Path;
 
 use image::{imageops, GrayImage, RgbImage};
 use opencv::core::{Mat, Size};
-use opencv::imgproc;
 use opencv::prelude::*;
 use opencv::videoio::{self, VideoCapture, VideoWriter};
 
 use crate::error::VisionError;
-use crate::mat::{bgr_mat_to_rgb, rgb_to_mat, rgb_view};
+use crate::mat::{bgr_mat_to_rgb, rgb_to_mat, rgb_view, shrink};
 
 /// File extensions taken for video.
 pub const VIDEO_EXTENSIONS: [&str; 7] = ["avi", "mp4", "mov", "mkv", "webm", "m4v", "mjpeg"];
@@ -255,22 +254,6 @@ fn area_thumbnail(frame: &RgbImage, tw: u32, th: u32) -> Result<GrayImage, Visio
     let rgb = RgbImage::from_raw(tw, th, bytes.to_vec())
         .ok_or_else(|| VisionError::Geometry("a thumbnail of the wrong size".into()))?;
     Ok(imageops::grayscale(&rgb))
-}
-
-/// `frame` shrunk to `tw` × `th` by OpenCV's area averaging (each thumbnail pixel the mean of
-/// the frame's pixels under it: the sensor noise averages out).
-fn shrink(frame: &impl opencv::core::ToInputArray, tw: u32, th: u32) -> Result<Mat, VisionError> {
-    let mut small = Mat::default();
-    imgproc::resize(
-        frame,
-        &mut small,
-        Size::new(tw as i32, th as i32),
-        0.0,
-        0.0,
-        imgproc::INTER_AREA,
-    )
-    .map_err(VisionError::opencv("shrinking a frame"))?;
-    Ok(small)
 }
 
 /// The size of a `w` × `h` frame's thumbnail.

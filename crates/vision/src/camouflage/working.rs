@@ -7,12 +7,10 @@
 use std::borrow::Cow;
 
 use image::RgbImage;
-use opencv::core::Size;
-use opencv::imgproc;
 
 use crate::camera::Camera;
 use crate::error::VisionError;
-use crate::mat::{rgb_mat_to_image, rgb_view};
+use crate::mat::{rgb_mat_to_image, rgb_view, shrink};
 use crate::rectify::Homography;
 
 /// The longest side a Camouflage photo is read at, pixels: a Full HD frame's width.
@@ -87,16 +85,7 @@ pub(crate) fn working_copy<'a>(
         ((f64::from(w) * f).round() as u32).max(1),
         ((f64::from(h) * f).round() as u32).max(1),
     );
-    let mut small = opencv::core::Mat::default();
-    imgproc::resize(
-        &rgb_view(image)?,
-        &mut small,
-        Size::new(ww as i32, wh as i32),
-        0.0,
-        0.0,
-        imgproc::INTER_AREA,
-    )
-    .map_err(VisionError::opencv("resize to the working size"))?;
+    let small = shrink(&rgb_view(image)?, ww, wh)?;
     // Resized from a view of the RGB image, the Mat holds RGB.
     let small = rgb_mat_to_image(&small)?;
     let map = PixelMap {
